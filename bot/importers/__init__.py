@@ -1,0 +1,1 @@
+"""Importers that turn other KG layouts into moviebot bundles."""

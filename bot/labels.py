@@ -1,0 +1,152 @@
+"""The label index: every labelled entity with its class group, degree and year.
+
+Entity linking works on this in-memory index (dict lookups of normalised n-grams and
+rapidfuzz over the label list) instead of SPARQL REGEX scans, which cost seconds.
+"""
+
+from __future__ import annotations
+
+import pickle
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rapidfuzz import fuzz, process
+
+from .bundle import Bundle
+from .store import Node
+from .text import normalize
+
+GROUP_PRIORITY = ("film", "person")
+_YEAR = re.compile(r"^(-?\d{4})")
+
+
+@dataclass
+class LabelIndex:
+    iris: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)  # display label per entity
+    groups: list[str] = field(default_factory=list)  # class group per entity ("" if none)
+    degree: list[int] = field(default_factory=list)
+    years: list[int | None] = field(default_factory=list)
+    by_norm: dict[str, list[int]] = field(default_factory=dict)  # normalised label -> entity ids
+    by_iri: dict[str, int] = field(default_factory=dict)
+    max_tokens: int = 1
+
+    @property
+    def keys(self) -> list[str]:
+        keys = getattr(self, "_keys", None)
+        if keys is None:
+            keys = self._keys = list(self.by_norm)
+        return keys
+
+    def lookup(self, norm: str) -> list[int]:
+        return self.by_norm.get(norm, [])
+
+    def fuzzy(self, norm: str, threshold: float, limit: int = 5) -> list[tuple[str, float]]:
+        """Normalised labels within `threshold` (rapidfuzz ratio, 0-100) of `norm`, best first."""
+        if not norm:
+            return []
+        hits = process.extract(norm, self.keys, scorer=fuzz.ratio, processor=None, score_cutoff=threshold, limit=limit)
+        return [(key, score) for key, score, _ in hits]
+
+    def label_of(self, iri: str) -> str | None:
+        idx = self.by_iri.get(iri)
+        return self.labels[idx] if idx is not None else None
+
+    def info(self, iri: str) -> tuple[str, str, int, int | None] | None:
+        idx = self.by_iri.get(iri)
+        if idx is None:
+            return None
+        return self.labels[idx], self.groups[idx], self.degree[idx], self.years[idx]
+
+    def save(self, path: Path) -> None:
+        state = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+        with open(path, "wb") as fh:
+            pickle.dump(state, fh, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @classmethod
+    def load(cls, path: Path) -> "LabelIndex":
+        with open(path, "rb") as fh:
+            state = pickle.load(fh)
+        index = cls()
+        index.__dict__.update(state)
+        return index
+
+
+def _lang_ok(node: Node, language: str) -> bool:
+    return not node.lang or node.lang.split("-")[0].lower() == language
+
+
+def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
+    """Collect labels, class groups, relation degrees and film years with a few SPARQL queries."""
+    steps = 3 + len(bundle.relations)
+    task = progress.add_task("label index", total=steps) if progress else None
+
+    def tick():
+        if progress:
+            progress.advance(task)
+
+    label_rows = graph.select(f"SELECT ?s ?l WHERE {{ ?s <{bundle.label_predicate}> ?l }}")
+    tick()
+    labels: dict[str, list[str]] = defaultdict(list)
+    preferred: dict[str, str] = {}
+    for row in label_rows:
+        s, l = row.get("s"), row.get("l")
+        if s is None or l is None or not s.is_iri or l.is_iri or not _lang_ok(l, bundle.language):
+            continue
+        labels[s.value].append(l.value)
+        if l.lang or s.value not in preferred:
+            preferred.setdefault(s.value, l.value)
+    class_group = {iri: group for group, iris in bundle.classes.items() for iri in iris}
+    groups: dict[str, str] = {}
+    for row in graph.select(f"SELECT ?s ?c WHERE {{ ?s <{bundle.type_predicate}> ?c }}"):
+        s, c = row.get("s"), row.get("c")
+        if s is None or c is None:
+            continue
+        group = class_group.get(c.value)
+        if group is None:
+            continue
+        current = groups.get(s.value)
+        if current is None or (group in GROUP_PRIORITY and (current not in GROUP_PRIORITY or GROUP_PRIORITY.index(group) < GROUP_PRIORITY.index(current))):
+            groups[s.value] = group
+    tick()
+    degree: dict[str, int] = defaultdict(int)
+    for rel in bundle.relations.values():
+        for side in ("s", "o"):
+            query = f"SELECT ?{side} (COUNT(*) AS ?n) WHERE {{ ?s <{rel.property}> ?o }} GROUP BY ?{side}"
+            for row in graph.select(query):
+                node = row.get(side)
+                if node is not None and node.is_iri:
+                    degree[node.value] += int(row["n"].value)
+        tick()
+    years: dict[str, int] = {}
+    date_rel = bundle.date_relation
+    if date_rel is not None:
+        film, value = ("?s", "?o") if date_rel.direction == "forward" else ("?o", "?s")
+        for row in graph.select(f"SELECT {film} {value} WHERE {{ ?s <{date_rel.property}> ?o }}"):
+            f, v = row.get(film[1:]), row.get(value[1:])
+            if f is None or v is None:
+                continue
+            match = _YEAR.match(v.value)
+            if match:
+                year = int(match.group(1))
+                years[f.value] = min(year, years.get(f.value, year))
+    tick()
+    index = LabelIndex()
+    by_norm: dict[str, list[int]] = defaultdict(list)
+    for iri in sorted(labels):
+        idx = len(index.iris)
+        index.iris.append(iri)
+        index.labels.append(preferred.get(iri, labels[iri][0]))
+        index.groups.append(groups.get(iri, ""))
+        index.degree.append(degree.get(iri, 0))
+        index.years.append(years.get(iri))
+        index.by_iri[iri] = idx
+        for label in set(labels[iri]):
+            norm = normalize(label)
+            if norm:
+                by_norm[norm].append(idx)
+                index.max_tokens = max(index.max_tokens, norm.count(" ") + 1)
+    index.by_norm = dict(by_norm)
+    return index

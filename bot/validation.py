@@ -1,0 +1,43 @@
+"""The validation layer: turn candidate spans into linked entities of the right class group.
+
+A span validates when its normalised text matches a KG label exactly or with a rapidfuzz
+ratio of at least the configured threshold (90 by default), and an entity behind that
+label belongs to the class group the question expects. Several entities with one label
+(remakes, namesakes) are disambiguated by a year written in the question, then by degree;
+the others are kept as alternatives so the chat can ask which one was meant.
+"""
+
+from __future__ import annotations
+
+from .contracts import LinkedEntity
+from .entity import Span
+from .labels import LabelIndex
+
+
+def link_span(span: Span, text: str, labels: LabelIndex, group: str | None, years: list[int]) -> LinkedEntity | None:
+    """The best entity behind `span` whose group is `group` (any group when None), or None."""
+    ids = [i for i in span.ids if group is None or labels.groups[i] == group]
+    if not ids:
+        return None
+
+    def rank(i: int):
+        year_match = labels.years[i] is not None and labels.years[i] in years
+        return (not year_match, -labels.degree[i], labels.labels[i], labels.iris[i])
+
+    ids.sort(key=rank)
+    best = ids[0]
+    alternatives = [
+        {"iri": labels.iris[i], "label": labels.labels[i], "year": labels.years[i], "degree": labels.degree[i]}
+        for i in ids[1:]
+    ]
+    return LinkedEntity(
+        text=text[span.start : span.end],
+        iri=labels.iris[best],
+        label=labels.labels[best],
+        score=span.fuzzy_score,
+        group=labels.groups[best],
+        start=span.start,
+        end=span.end,
+        year=labels.years[best],
+        alternatives=alternatives,
+    )

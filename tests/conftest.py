@@ -1,0 +1,134 @@
+"""Shared fixtures: a tiny test bundle, the real shared data, and built agents."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from bot.agent import Agent
+from bot.config import REPO_ROOT, Settings
+
+SHARED = Path(os.environ.get("MOVIEBOT_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+
+
+def shared_path(*parts: str) -> Path:
+    """A file under ../shared/data; fails under CI=true when missing, skips elsewhere."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"shared data {path} is missing in CI")
+        pytest.skip(f"shared data {path} is not available")
+    return path
+
+
+MINI_TTL = r'''
+@prefix wd: <http://www.wikidata.org/entity/> .
+@prefix wdt: <http://www.wikidata.org/prop/direct/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+@prefix t: <http://test.invalid/> .
+
+t:gwh wdt:P31 wd:Q11424 ; rdfs:label "Good Will Hunting"@en ; wdt:P57 t:gvs ; wdt:P58 t:damon, t:affleck ;
+  wdt:P161 t:damon, t:affleck, t:williams ; wdt:P577 "1997-12-05"^^xsd:date ; wdt:P136 t:drama ; wdt:P2142 "225933435"^^xsd:decimal .
+t:milk wdt:P31 wd:Q11424 ; rdfs:label "Milk"@en ; wdt:P57 t:gvs ; wdt:P161 t:penn ; wdt:P577 "2008-11-26"^^xsd:date ; wdt:P136 t:drama .
+t:elephant wdt:P31 wd:Q11424 ; rdfs:label "Elephant"@en ; wdt:P57 t:gvs ; wdt:P577 "2003"^^xsd:gYear ; wdt:P136 t:drama .
+t:hamlet48 wdt:P31 wd:Q11424 ; rdfs:label "Hamlet"@en ; wdt:P57 t:olivier ; wdt:P577 "1948"^^xsd:gYear .
+t:hamlet96 wdt:P31 wd:Q11424 ; rdfs:label "Hamlet"@en ; wdt:P57 t:branagh ; wdt:P161 t:branagh, t:williams ; wdt:P577 "1996"^^xsd:gYear .
+t:quote wdt:P31 wd:Q11424 ; rdfs:label "Say \"Cheese\" {Now}"@en ; wdt:P57 t:slash ; wdt:P577 "2001"^^xsd:gYear .
+t:gvs wdt:P31 wd:Q5 ; rdfs:label "Gus Van Sant"@en .
+t:damon wdt:P31 wd:Q5 ; rdfs:label "Matt Damon"@en .
+t:affleck wdt:P31 wd:Q5 ; rdfs:label "Ben Affleck"@en .
+t:williams wdt:P31 wd:Q5 ; rdfs:label "Robin Williams"@en .
+t:penn wdt:P31 wd:Q5 ; rdfs:label "Sean Penn"@en .
+t:olivier wdt:P31 wd:Q5 ; rdfs:label "Laurence Olivier"@en .
+t:branagh wdt:P31 wd:Q5 ; rdfs:label "Kenneth Branagh"@en .
+t:slash wdt:P31 wd:Q5 ; rdfs:label "Back\\Slash O'Neil"@en .
+t:drama wdt:P31 wd:Q201658 ; rdfs:label "drama film"@en .
+'''
+
+MINI_TOML = '''
+[bundle]
+name = "mini"
+graph = ["graph.ttl"]
+
+[prefixes]
+wd = "http://www.wikidata.org/entity/"
+wdt = "http://www.wikidata.org/prop/direct/"
+
+[schema]
+label = "rdfs:label"
+type = "wdt:P31"
+
+[classes]
+film = ["wd:Q11424"]
+person = ["wd:Q5"]
+genre = ["wd:Q201658"]
+
+[relations.director]
+property = "wdt:P57"
+value_class = "person"
+
+[relations.screenwriter]
+property = "wdt:P58"
+value_class = "person"
+
+[relations.cast_member]
+property = "wdt:P161"
+value_class = "person"
+
+[relations.genre]
+property = "wdt:P136"
+value_class = "genre"
+
+[relations.publication_date]
+property = "wdt:P577"
+kind = "date"
+
+[relations.box_office]
+property = "wdt:P2142"
+kind = "number"
+'''
+
+
+def write_mini_bundle(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "graph.ttl").write_text(MINI_TTL, encoding="utf-8")
+    (folder / "bundle.toml").write_text(textwrap.dedent(MINI_TOML), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory) -> Path:
+    return Path(os.environ.get("MOVIEBOT_CACHE_DIR") or tmp_path_factory.mktemp("cache"))
+
+
+@pytest.fixture(scope="session")
+def mini_bundle(tmp_path_factory) -> Path:
+    return write_mini_bundle(tmp_path_factory.mktemp("mini"))
+
+
+@pytest.fixture(scope="session")
+def mini_settings(mini_bundle, cache_dir) -> Settings:
+    return Settings(kg=str(mini_bundle), cache_dir=str(cache_dir), llm=False)
+
+
+@pytest.fixture(scope="session")
+def mini_agent(mini_settings) -> Agent:
+    return Agent.from_settings(mini_settings)
+
+
+@pytest.fixture(scope="session")
+def metaqa_bundle(tmp_path_factory) -> Path:
+    from bot.importers.metaqa import import_metaqa
+
+    out = tmp_path_factory.mktemp("metaqa")
+    import_metaqa(shared_path("metaqa", "kb.txt"), out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def metaqa_agent(metaqa_bundle, cache_dir) -> Agent:
+    return Agent.from_settings(Settings(kg=str(metaqa_bundle), cache_dir=str(cache_dir), llm=False))
