@@ -39,6 +39,10 @@ SMALLTALK_REPLIES = {
 
 # A handler answers one question kind: (understanding, conversation) -> Facts.
 Handler = Callable[[Understanding, "Conversation"], Facts]
+# A fallback may answer a factual question the graph has no triple for (crowd, embeddings); None = pass.
+Fallback = Callable[[Understanding, Facts], "Facts | None"]
+# An amender may correct graph facts (e.g. a triple the crowd voted incorrect); returns the facts to use.
+Amender = Callable[[Understanding, Facts], Facts]
 
 
 @dataclass
@@ -78,11 +82,18 @@ class Agent:
         self.understander = Understander(kg, self.settings.fuzzy_threshold)
         self.retriever = Retriever(kg, self.settings.max_answers)
         self.handlers: dict[str, Handler] = {"factual": self._factual}
+        self.fallbacks: list[Fallback] = []
+        self.amenders: list[Amender] = []
         self.phraser = None  # optional: object with phrase(facts, sentence, trace_detail) -> Sentence
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Agent":
-        return cls(open_kg(settings), settings)
+        """An agent with every installed feature (see bot/features.py)."""
+        from .features import install_features
+
+        agent = cls(open_kg(settings), settings)
+        install_features(agent)
+        return agent
 
     def answer(self, text: str, conversation: Conversation | None = None) -> Reply:
         started = time.perf_counter()
@@ -147,6 +158,13 @@ class Agent:
     def _factual(self, understanding: Understanding, conversation: Conversation) -> Facts:
         facts, query = self.retriever.answer(understanding)
         facts.extra["sparql"] = query
+        for amend in self.amenders:
+            facts = amend(understanding, facts)
+        if not facts.answers:
+            for fallback in self.fallbacks:
+                alternative = fallback(understanding, facts)
+                if alternative is not None:
+                    return alternative
         return facts
 
     def _not_understood(self, understanding: Understanding) -> str:

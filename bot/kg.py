@@ -90,6 +90,9 @@ def build(settings: Settings, quiet: bool = False, force: bool = False) -> Path:
             ChainClassifier.train(bundle).save(folder / "classifier.pkl")
             bar.advance(task)
         _record(folder, "classifier.pkl", clf_key)
+    from .features import run_build_steps
+
+    run_build_steps(settings, bundle, folder, key, quiet=quiet, force=force)
     return folder
 
 

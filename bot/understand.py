@@ -42,9 +42,13 @@ class Understander:
         self.vocabulary = template_vocabulary(kg.bundle)
         self.mentions = IndexMentions(kg.labels, self.vocabulary)
         self.chain_start = {c.code: c.start for c in supported_chains(kg.bundle)}
+        # extra mention sources (e.g. the Flair NER layer): (text, tokens) -> validated Spans
+        self.span_sources: list = []
 
     def candidate_spans(self, text: str, toks) -> list[Span]:
         spans = self.mentions.exact(toks)
+        for source in self.span_sources:
+            spans += source(text, toks)
         covered = {i for s in spans if not self._wording_only(toks, s) for i in range(s.tok_start, s.tok_end)}
         spans += self.mentions.fuzzy(toks, self.threshold, covered)
         # longest first; keep a bounded number of candidates
