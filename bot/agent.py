@@ -122,7 +122,7 @@ class Agent:
                 "too_long",
             )
         with timer.stage("understand") as detail:
-            understanding = self.understander.understand(text)
+            understanding = self.understander.understand(text, detail)
             detail.update(
                 kind=understanding.kind,
                 chain=",".join(h.code for h in understanding.chain),

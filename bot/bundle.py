@@ -125,7 +125,7 @@ def expand_curie(value: str, prefixes: dict[str, str], where: str = "") -> str:
     prefix, sep, local = value.partition(":")
     if sep and prefix in prefixes and not local.startswith("//"):
         iri = prefixes[prefix] + local
-    elif _SCHEME.match(value) and (value.split(":", 1)[0] not in prefixes):
+    elif _SCHEME.match(value) and ("://" in value or value.lower().startswith("urn:")):
         iri = value
     else:
         raise BundleError(f"{where}: {value!r} is neither an absolute IRI nor a CURIE with a declared prefix")

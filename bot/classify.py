@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from .bundle import Bundle
 from .questions import QuestionGenerator
 
@@ -48,31 +50,94 @@ def question_kind(text: str) -> tuple[str, str]:
     return "factual", ""
 
 
-@dataclass
-class ChainClassifier:
-    """TF-IDF word n-grams + multinomial logistic regression over chain codes."""
+TRAINING_QUESTIONS = 30_000  # generated questions in all; at most 160 per chain
+TOKEN_PATTERN = r"(?u)\b\w+\b|'s"
+NGRAMS = (1, 3)
 
-    pipeline: object
+
+def word_ngrams(text: str) -> list[str]:
+    """The features TfidfVectorizer(lowercase=True, token_pattern=TOKEN_PATTERN, ngram_range=NGRAMS) reads from `text`."""
+    words = re.findall(TOKEN_PATTERN, text.lower())
+    grams = list(words)
+    for n in range(NGRAMS[0] + 1, min(NGRAMS[1], len(words)) + 1):
+        grams += [" ".join(words[i : i + n]) for i in range(len(words) - n + 1)]
+    return grams
+
+
+@dataclass
+class Head:
+    """One softmax layer over the shared TF-IDF features."""
+
     classes: list[str]
-    trained_on: int
+    weights: np.ndarray  # (features, classes): transposed logistic-regression coefficients
+    intercept: np.ndarray  # (classes,)
 
     @classmethod
-    def train(cls, bundle: Bundle, per_chain: int = 160, seed: int = 0) -> "ChainClassifier":
-        from sklearn.feature_extraction.text import TfidfVectorizer
+    def fit(cls, matrix, labels: list[str]) -> "Head":
         from sklearn.linear_model import LogisticRegression
-        from sklearn.pipeline import make_pipeline
 
+        model = LogisticRegression(C=20.0, max_iter=400).fit(matrix, labels)
+        weights, intercept = model.coef_.T, model.intercept_
+        if len(model.classes_) == 2:  # scikit-learn keeps one column for two classes: p(second) = sigmoid
+            weights, intercept = np.hstack([-weights / 2, weights / 2]), np.array([-intercept[0] / 2, intercept[0] / 2])
+        return cls([str(c) for c in model.classes_], np.ascontiguousarray(weights, dtype=np.float64), np.asarray(intercept, dtype=np.float64))
+
+    def probabilities(self, rows: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        scores = np.tile(self.intercept, (len(rows), 1))
+        for row, (columns, values) in enumerate(rows):
+            scores[row] += values @ self.weights[columns]
+        scores -= scores.max(axis=1, keepdims=True)
+        probs = np.exp(scores)
+        return probs / probs.sum(axis=1, keepdims=True)
+
+
+@dataclass
+class ChainClassifier:
+    """TF-IDF word n-grams + multinomial logistic regression over chain codes.
+
+    Trained with scikit-learn, then kept as plain numpy arrays (vocabulary, idf, weights):
+    predicting is a few array operations, and start-up does not pay the ~2 s import of
+    scikit-learn and SciPy.
+    """
+
+    classes: list[str]  # chain codes
+    trained_on: int
+    vocabulary: dict[str, int]  # n-gram -> feature column
+    idf: np.ndarray  # (features,)
+    head: Head
+    wording: frozenset[str]  # words of question wording (see bot.entity.template_vocabulary), not of names
+
+    @classmethod
+    def train(cls, bundle: Bundle, seed: int = 0) -> "ChainClassifier":
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        from .entity import template_vocabulary
+        from .questions import supported_chains
+
+        per_chain = max(40, min(160, TRAINING_QUESTIONS // len(supported_chains(bundle))))
         texts, labels = QuestionGenerator(bundle, seed=seed).dataset(per_chain)
-        pipeline = make_pipeline(
-            TfidfVectorizer(ngram_range=(1, 3), sublinear_tf=True, lowercase=True, token_pattern=r"(?u)\b\w+\b|'s"),
-            LogisticRegression(C=20.0, max_iter=300),
+        vectorizer = TfidfVectorizer(ngram_range=NGRAMS, sublinear_tf=True, lowercase=True, token_pattern=TOKEN_PATTERN)
+        head = Head.fit(vectorizer.fit_transform(texts), labels)
+        return cls(
+            head.classes, len(texts), {str(k): int(v) for k, v in vectorizer.vocabulary_.items()},
+            np.asarray(vectorizer.idf_, dtype=np.float64), head, template_vocabulary(bundle),
         )
-        pipeline.fit(texts, labels)
-        return cls(pipeline, list(pipeline.classes_), len(texts))
 
-    def predict(self, masked_texts: list[str]):
-        """Class probabilities (rows follow `masked_texts`, columns follow `self.classes`)."""
-        return self.pipeline.predict_proba(masked_texts)
+    def features(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """(columns, l2-normalised sublinear tf-idf values) of the n-grams of `text` in the vocabulary."""
+        counts: dict[int, int] = {}
+        for gram in word_ngrams(text):
+            column = self.vocabulary.get(gram)
+            if column is not None:
+                counts[column] = counts.get(column, 0) + 1
+        columns = np.fromiter(counts, dtype=np.int64, count=len(counts))
+        values = (np.log(np.fromiter(counts.values(), dtype=np.float64, count=len(counts))) + 1.0) * self.idf[columns]
+        norm = np.linalg.norm(values)
+        return columns, values / norm if norm else values
+
+    def predict(self, masked_texts: list[str]) -> np.ndarray:
+        """Chain probabilities (rows follow `masked_texts`, columns follow `self.classes`)."""
+        return self.head.probabilities([self.features(text) for text in masked_texts])
 
     def save(self, path: Path) -> None:
         with open(path, "wb") as fh:

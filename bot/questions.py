@@ -31,7 +31,7 @@ SHARE_QUESTIONS = (
     "what other films share {plural} with {film}", "which movies share {plural} with {film}",
     "what are the films that have the same {noun} as {film}",
 )
-VALUE_NPS = ("the {noun} of {film}", "{film}'s {noun}", "the {plural} of {film}", "{film} {plural}")
+VALUE_NPS = ("the {noun} of {film}", "{film}'s {noun}", "the {plural} of {film}", "{film} {plural}", "the {film} {noun}")
 
 
 @dataclass(frozen=True)
@@ -47,14 +47,16 @@ class Chain:
 
 
 def supported_chains(bundle: Bundle) -> list[Chain]:
-    """1-hop both ways, value->film->value, film->value->film and film->value->film->value."""
+    """1-hop both ways; and, bridging through people (who connect films), value->film->value,
+    film->value->film and film->value->film->value."""
     rels = list(bundle.relations.values())
     entity_rels = [r for r in rels if r.is_entity]
+    people = [r for r in entity_rels if r.value_class == "person"]
     chains = [Chain((Hop(r.name, True),), "film") for r in rels]
     chains += [Chain((Hop(r.name, False),), r.value_class) for r in entity_rels]
-    chains += [Chain((Hop(r1.name, False), Hop(r2.name, True)), r1.value_class) for r1 in entity_rels for r2 in rels]
-    chains += [Chain((Hop(r.name, True), Hop(r.name, False)), "film") for r in entity_rels]
-    chains += [Chain((Hop(r1.name, True), Hop(r1.name, False), Hop(r2.name, True)), "film") for r1 in entity_rels for r2 in rels]
+    chains += [Chain((Hop(r1.name, False), Hop(r2.name, True)), r1.value_class) for r1 in people for r2 in rels]
+    chains += [Chain((Hop(r.name, True), Hop(r.name, False)), "film") for r in people]
+    chains += [Chain((Hop(r1.name, True), Hop(r1.name, False), Hop(r2.name, True)), "film") for r1 in people for r2 in rels]
     return chains
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
@@ -118,7 +118,27 @@ class Retriever:
         return template.render(slots)
 
     def answer(self, understanding: Understanding) -> tuple[Facts, str]:
-        """(facts, the SPARQL that produced them)."""
+        """(facts, the SPARQL that produced them).
+
+        When the linked entity has no answer but another entity with the same label does
+        (e.g. "Eaten Alive" and "Eaten Alive!"), the first alternative that has one is used.
+        """
+        facts, query = self._answer(understanding)
+        topic = understanding.entities[0]
+        if facts.answers or not topic.alternatives:
+            return facts, query
+        for alt in topic.alternatives:
+            if alt.get("group") != topic.group:
+                continue
+            entity = replace(topic, iri=alt["iri"], label=alt["label"], year=alt["year"],
+                             alternatives=[a for a in topic.alternatives if a is not alt] + [_as_alternative(topic)])
+            alt_understanding = replace(understanding, entities=[entity, *understanding.entities[1:]])
+            alt_facts, alt_query = self._answer(alt_understanding)
+            if alt_facts.answers:
+                return alt_facts, alt_query
+        return facts, query
+
+    def _answer(self, understanding: Understanding) -> tuple[Facts, str]:
         query = self.query_for(understanding)
         rows = self.kg.graph.select(query)
         last = self.kg.bundle.relations[understanding.chain[-1].relation]
@@ -151,6 +171,10 @@ class Retriever:
         bundle = self.kg.bundle
         rows = self.kg.graph.select(f"SELECT ?l WHERE {{ {iri(value)} {iri(bundle.label_predicate)} ?l }} LIMIT 1")
         return rows[0]["l"].value if rows and "l" in rows[0] else None
+
+
+def _as_alternative(entity) -> dict:
+    return {"iri": entity.iri, "label": entity.label, "year": entity.year, "degree": None, "group": entity.group}
 
 
 def _dedupe_literals(answers: list[Answer]) -> list[Answer]:

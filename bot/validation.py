@@ -20,14 +20,17 @@ def link_span(span: Span, text: str, labels: LabelIndex, group: str | None, year
     if not ids:
         return None
 
+    surface = text[span.start : span.end]
+
     def rank(i: int):
         year_match = labels.years[i] is not None and labels.years[i] in years
-        return (not year_match, -labels.degree[i], labels.labels[i], labels.iris[i])
+        exact = labels.labels[i] == surface  # "Brüno" over "Bruno" when the user wrote "Brüno"
+        return (not year_match, not exact, -labels.degree[i], labels.labels[i], labels.iris[i])
 
     ids.sort(key=rank)
     best = ids[0]
     alternatives = [
-        {"iri": labels.iris[i], "label": labels.labels[i], "year": labels.years[i], "degree": labels.degree[i]}
+        {"iri": labels.iris[i], "label": labels.labels[i], "year": labels.years[i], "degree": labels.degree[i], "group": labels.groups[i]}
         for i in ids[1:]
     ]
     return LinkedEntity(

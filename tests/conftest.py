@@ -112,7 +112,8 @@ def mini_bundle(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def mini_settings(mini_bundle, cache_dir) -> Settings:
-    return Settings(kg=str(mini_bundle), cache_dir=str(cache_dir), llm=False)
+    # the Flair NER layer and the LLM phraser have their own tests; the engine's tests run without them
+    return Settings(kg=str(mini_bundle), cache_dir=str(cache_dir), llm=False, ner=False)
 
 
 @pytest.fixture(scope="session")
@@ -131,4 +132,4 @@ def metaqa_bundle(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def metaqa_agent(metaqa_bundle, cache_dir) -> Agent:
-    return Agent.from_settings(Settings(kg=str(metaqa_bundle), cache_dir=str(cache_dir), llm=False))
+    return Agent.from_settings(Settings(kg=str(metaqa_bundle), cache_dir=str(cache_dir), llm=False, ner=False))

@@ -1,0 +1,221 @@
+"""LLM phrasing on MetaQA dev and the demo KG: which path each answer took, guard failures,
+an independent audit of what users see, phrasing and end-to-end latency, and memory.
+
+Three quarters of the answers come from MetaQA dev questions (half 1-hop, a quarter each
+2- and 3-hop, evenly spaced, brackets stripped), one quarter from 1-hop questions composed
+from the demo KG's phrasings about its films and people. Every reply is audited apart from
+the guard: each number must occur in the facts, the question or the template sentence, and
+each KG label the reply mentions (any class, any case) must occur there too.
+
+    .venv/bin/python bench/phrasing.py                 # 200 answers (a few minutes)
+    .venv/bin/python bench/phrasing.py --n 1000        # the issue's 1,000
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import random
+import re
+import resource
+import statistics
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from metaqa_accuracy import SHARED, dev_questions, metaqa_settings  # noqa: E402
+
+from bot.agent import Agent  # noqa: E402
+from bot.config import DEFAULT_KG, load_settings  # noqa: E402
+from bot.contracts import Facts, Sentence  # noqa: E402
+from bot.llm_model import load_model  # noqa: E402
+from bot.phrasing import FaithfulnessGuard, Phraser  # noqa: E402
+from bot.text import normalize  # noqa: E402
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+class Recorder:
+    """Wraps the phraser to keep the facts and template of the last answer for the audit."""
+
+    def __init__(self, inner: Phraser):
+        self.inner = inner
+        self.last: tuple[Facts, Sentence] | None = None
+
+    def phrase(self, facts: Facts, sentence: Sentence, detail: dict) -> Sentence:
+        self.last = (facts, sentence)
+        return self.inner.phrase(facts, sentence, detail)
+
+
+def numbers(text: str) -> set[str]:
+    return {re.sub(r",(?=\d{3})", "", m.group()).rstrip(".,") for m in _NUMBER.finditer(text)}
+
+
+def audit(text: str, facts: Facts, template: str, labels) -> list[str]:
+    """Numbers and KG labels in `text` that the facts, the question and the template do not contain."""
+    allowed_text = " ".join(
+        [facts.question, template, *(a.label for a in facts.answers), *(e.label for e in facts.topic)]
+        + [f"{f.subject_label} {f.value_label}" for f in facts.facts]
+    )
+    allowed_numbers = numbers(allowed_text) | {str(e.year) for e in facts.topic if e.year} | {str(len(facts.answers))}
+    flags = [f"number {n}" for n in sorted(numbers(text) - allowed_numbers)]
+    allowed = f" {normalize(allowed_text)} "
+    shown = normalize(text).split()
+    for n in range(1, min(labels.max_tokens, 8) + 1):
+        for i in range(len(shown) - n + 1):
+            gram = " ".join(shown[i : i + n])
+            if labels.lookup(gram) and f" {gram} " not in allowed:
+                flags.append(f"label {gram!r}")
+    return flags
+
+
+@dataclass
+class Tally:
+    paths: Counter = field(default_factory=Counter)
+    policy: Counter = field(default_factory=Counter)
+    phrase_wall: list[float] = field(default_factory=list)
+    phrase_cpu: list[float] = field(default_factory=list)
+    single_wall: list[float] = field(default_factory=list)
+    single_cpu: list[float] = field(default_factory=list)
+    flagged: list[tuple[str, str, list[str]]] = field(default_factory=list)
+    llm_flagged_n: int = 0
+    rejected: list[tuple[str, str, list[str]]] = field(default_factory=list)
+    examples: list[tuple[str, str]] = field(default_factory=list)
+    answered: int = 0
+
+
+def measure(agent: Agent, questions: list[str], tally: Tally, label: str) -> None:
+    recorder = Recorder(agent.phraser)
+    agent.phraser = recorder
+    for question in questions:
+        recorder.last = None
+        wall0, cpu0 = time.perf_counter(), time.process_time()
+        reply = agent.answer(question)
+        wall, cpu = (time.perf_counter() - wall0) * 1000, (time.process_time() - cpu0) * 1000
+        if recorder.last is None or reply.error:
+            continue  # nothing to phrase (not understood, no answer, small talk)
+        tally.answered += 1
+        facts, template = recorder.last
+        step = next(t for t in reply.trace if t.stage == "phrase")
+        mode = str(step.detail.get("llm", ""))
+        if mode in ("sentence", "lead-in"):
+            tally.paths[f"llm {mode}"] += 1
+        elif mode == "rejected":
+            tally.paths["rejected by the guard"] += 1
+            tally.rejected.append((question, step.detail.get("llm_output", ""), step.detail.get("llm_problems", [])))
+        elif mode.startswith(("timeout", "error")):
+            tally.paths[mode.split(":")[0]] += 1
+        else:
+            tally.paths["template by policy"] += 1
+            tally.policy[mode] += 1
+        if "llm_ms" in step.detail or mode.startswith("timeout"):
+            tally.phrase_wall.append(step.ms)
+            tally.phrase_cpu.append(cpu)  # the phrase stage dominates an answer's CPU time
+        if len(facts.answers) == 1 and len(facts.chain) <= 1:
+            tally.single_wall.append(wall)
+            tally.single_cpu.append(cpu)
+        flags = audit(reply.text, facts, template.text, agent.kg.labels)
+        if flags:
+            tally.flagged.append((label, reply.text, flags))
+            tally.llm_flagged_n += step.detail["path"] == "llm"
+        if step.detail["path"] == "llm" and len(tally.examples) < 12:
+            tally.examples.append((template.text, reply.text))
+    agent.phraser = recorder.inner
+
+
+def demo_questions(agent: Agent, n: int, seed: int) -> list[str]:
+    """1-hop questions composed from the demo bundle's phrasings about random films and people of the graph."""
+    from bot.questions import QuestionGenerator, supported_chains
+
+    rng = random.Random(seed)
+    labels = agent.kg.labels
+    by_group: dict[str, list[str]] = {}
+    for label, group in zip(labels.labels, labels.groups):
+        by_group.setdefault(group, []).append(label)
+    generator = QuestionGenerator(agent.kg.bundle, seed)
+    chains = [c for c in supported_chains(agent.kg.bundle) if len(c.hops) == 1 and by_group.get(c.start)]
+    return [generator.question(chain, rng.choice(by_group[chain.start])) for chain in (rng.choice(chains) for _ in range(n))]
+
+
+def report(tally: Tally, rss: dict, load: tuple[float, float]) -> None:
+    attempted = sum(v for k, v in tally.paths.items() if k != "template by policy")
+    judged = tally.paths["llm sentence"] + tally.paths["llm lead-in"] + tally.paths["rejected by the guard"]
+    print(f"\nanswers phrased or templated: {tally.answered}")
+    for path, count in tally.paths.most_common():
+        print(f"  {path:<26}{count:>6}  ({count / max(tally.answered, 1):.1%})")
+    for reason, count in tally.policy.most_common():
+        print(f"    {reason:<60}{count:>6}")
+    print(f"guard failure rate: {tally.paths['rejected by the guard']}/{judged} = {tally.paths['rejected by the guard'] / max(judged, 1):.1%} of the model's outputs")
+    print(f"model calls: {attempted}, over their time budget: {tally.paths['timeout']}, failed: {tally.paths['error']}")
+    print(f"audit: replies with an unsupported number or KG label: {len(tally.flagged)} (LLM-worded: {tally.llm_flagged_n})")
+    for label, text, flags in tally.flagged[:10]:
+        print(f"    [{label}] {text[:150]!r}: {flags[:4]}")
+    print(f"phrasing per model call (1 thread): wall p50 {statistics.median(tally.phrase_wall or [0]):.0f} ms, p95 {pct(tally.phrase_wall, 0.95):.0f} ms;"
+          f" CPU p50 {statistics.median(tally.phrase_cpu or [0]):.0f} ms, p95 {pct(tally.phrase_cpu, 0.95):.0f} ms")
+    print(f"end to end, single-fact answers with phrasing on (n={len(tally.single_wall)}): wall p50 {statistics.median(tally.single_wall or [0]):.0f} ms,"
+          f" p95 {pct(tally.single_wall, 0.95):.0f} ms; CPU p50 {statistics.median(tally.single_cpu or [0]):.0f} ms, p95 {pct(tally.single_cpu, 0.95):.0f} ms")
+    print(f"memory (RSS): agents without the model {rss['before']:.0f} MB, with the model loaded and used {rss['after']:.0f} MB"
+          f" (+{rss['after'] - rss['before']:.0f} MB), peak {rss['peak']:.0f} MB")
+    print(f"load average (1 min) at start / end: {load[0]:.1f} / {load[1]:.1f} on 2 cores — wall times include the neighbours, CPU times do not")
+    if tally.rejected:
+        print("\nrejected by the guard (model output, problems):")
+        for question, output, problems in tally.rejected[:8]:
+            print(f"  {question!r}: {output!r} {problems[:3]}")
+    print("\nexamples (template -> phrased):")
+    for template, text in tally.examples:
+        print(f"  {template}\n    -> {text}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=200, help="questions in all (3/4 MetaQA dev, 1/4 demo KG)")
+    parser.add_argument("--budget", type=float, default=None, help="time budget per generation in seconds (default: Settings.llm_time_budget_s)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--demo", default=str(DEFAULT_KG), help="demo bundle folder")
+    args = parser.parse_args(argv)
+    logging.getLogger("bot.phrasing").setLevel(logging.ERROR)  # timeouts and failures are counted below
+    load0 = os.getloadavg()[0]
+    overrides = {"llm": True, "llm_time_budget_s": args.budget}
+    tally = Tally()
+    n_metaqa, n_demo = args.n - args.n // 4, args.n // 4
+    with metaqa_settings() as settings:
+        settings = settings.with_overrides(**overrides)
+        agent = Agent.from_settings(settings.with_overrides(llm=False))
+        demo = Agent.from_settings(load_settings().with_overrides(kg=args.demo, llm=False))
+        rss = {"before": rss_mb()}
+        model = load_model(settings, quiet=False)
+        for a in (agent, demo):
+            a.phraser = Phraser(model, a.kg.bundle, FaithfulnessGuard(a.kg.labels), settings)
+        questions = []
+        for hop, share in ((1, 2), (2, 1), (3, 1)):
+            picked, _ = dev_questions(SHARED / "metaqa", hop, max(1, n_metaqa * share // 4))
+            questions += [re.sub(r"\[([^\]]*)\]", r"\1", q) for q, _ in picked]
+        started = time.perf_counter()
+        measure(agent, questions, tally, "metaqa")
+        measure(demo, demo_questions(demo, n_demo, args.seed), tally, "demo")
+        rss.update(after=rss_mb(), peak=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    print(f"{len(questions)} MetaQA dev + {n_demo} demo KG questions in {time.perf_counter() - started:.0f} s")
+    report(tally, rss, (load0, os.getloadavg()[0]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

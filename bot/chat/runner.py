@@ -1,0 +1,104 @@
+"""Runs the (synchronous, CPU-bound) answering off the event loop, keeping per-room order.
+
+Every submitted message gets exactly one reply: an answer, or a friendly error reply when
+answering fails. Each room has its own queue, so replies in a room keep the order of the
+questions, while other rooms are answered by the other workers meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Awaitable, Callable
+
+from ..contracts import Message, Reply
+
+log = logging.getLogger(__name__)
+
+Respond = Callable[[Message], Reply]
+Deliver = Callable[[Message, Reply], Awaitable[None]]
+ROOM_IDLE_S = 60.0  # a room's queue task ends after this long without messages
+FAILURE_TEXT = "Sorry, something went wrong while I was answering that. Please try again or rephrase the question."
+
+
+@dataclass
+class RunnerStats:
+    submitted: int = 0
+    answered: int = 0
+    failed: int = 0  # answering raised; an error reply was sent instead
+    undelivered: int = 0  # the connector could not deliver the reply
+
+
+class Runner:
+    """A pool of worker threads answering messages; one ordered queue per room."""
+
+    def __init__(self, respond: Respond, workers: int = 2):
+        self.respond = respond
+        self.stats = RunnerStats()
+        self._pool = ThreadPoolExecutor(max(1, workers), thread_name_prefix="moviebot-answer")
+        self._queues: dict[str, asyncio.Queue] = {}
+        self._tasks: dict[str, asyncio.Task] = {}
+        self._pending = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    @property
+    def pending(self) -> int:
+        """Messages submitted but not yet answered and delivered."""
+        return self._pending
+
+    def submit(self, message: Message, deliver: Deliver) -> None:
+        """Queue `message`; `deliver(message, reply)` is awaited once its reply is ready, in room order."""
+        self.stats.submitted += 1
+        self._pending += 1
+        self._idle.clear()
+        queue = self._queues.get(message.room)
+        if queue is None:
+            queue = self._queues[message.room] = asyncio.Queue()
+            self._tasks[message.room] = asyncio.get_running_loop().create_task(self._serve_room(message.room, queue))
+        queue.put_nowait((message, deliver))
+
+    async def _serve_room(self, room: str, queue: asyncio.Queue) -> None:
+        while True:
+            try:
+                message, deliver = await asyncio.wait_for(queue.get(), ROOM_IDLE_S)
+            except TimeoutError:
+                if queue.empty():  # no await between this check and the removal: submit() cannot interleave
+                    del self._queues[room], self._tasks[room]
+                    return
+                continue
+            try:
+                reply = await self.answer(message)
+                try:
+                    await deliver(message, reply)
+                except Exception:  # noqa: BLE001 - one failed delivery must not stop the room
+                    self.stats.undelivered += 1
+                    log.exception("could not deliver the reply to %s in %s", message.sender, room)
+            finally:
+                self._pending -= 1
+                if self._pending == 0:
+                    self._idle.set()
+
+    async def answer(self, message: Message) -> Reply:
+        """The reply for one message, computed in a worker thread; never raises."""
+        try:
+            reply = await asyncio.get_running_loop().run_in_executor(self._pool, self.respond, message)
+            self.stats.answered += 1
+            return reply
+        except Exception:  # noqa: BLE001 - the chat gets an error reply, never silence
+            self.stats.failed += 1
+            log.exception("answering %r in %s failed", message.text[:200], message.room)
+            return Reply(FAILURE_TEXT, "error", error=True)
+
+    async def drain(self) -> None:
+        """Wait until every queued message has been answered and delivered."""
+        await self._idle.wait()
+
+    async def close(self) -> None:
+        await self.drain()
+        for task in self._tasks.values():
+            task.cancel()
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        self._pool.shutdown(wait=True)

@@ -1,0 +1,435 @@
+"""The built-in web chatroom: an aiohttp server speaking the Speakeasy chat protocol, plus a small page.
+
+The protocol is the one of the Speakeasy platform used by university agent courses, so the
+same connector (bot/chat/speakeasy.py) drives both this chatroom and the real platform:
+
+    POST  /api/login {"username","password"} -> {"userDetails", "sessionToken", ...} + SESSIONID cookie
+    GET   /api/rooms                          -> {"rooms": [{"uid","alias","remainingTime","userAliases",...}]}
+    POST  /api/rooms/request {"username"}     -> a new room with that user (here: the bot)
+    GET   /api/room/{uid}?since=ms            -> {"info", "messages", "reactions"}   (also /api/room/{uid}/{since})
+    POST  /api/room/{uid}                     raw UTF-8 text, 1-2000 characters
+    POST  /api/room/{uid}/reaction {"messageOrdinal","type"}
+    PATCH /api/room/{uid}                     close the room;  PATCH /api/request/{uid} (body: user name) join it
+    GET   /sse/rooms                          server-sent events ROOMS, MESSAGE, REACTION
+Errors are {"description": ...}; past `rate_per_minute` requests a client gets 429.
+
+Extensions for the page (ignored by other clients): the bot may post
+`application/vnd.moviebot.reply+json` {"message", "reply"} so the page can show the trace
+panel, and messages then carry `reply`. `GET /api/config` tells the page how to log in.
+
+Access: bound to loopback anyone may join with a display name; bound to any other address
+a login needs the access token (as password) or a configured account.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import json
+import logging
+import re
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aiohttp import web
+
+from .history import History, StoredMessage
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_MESSAGE_CHARS = 2000
+REACTIONS = ("THUMBS_UP", "THUMBS_DOWN", "STAR")
+OPEN_ROOM_REMAINING_MS = 24 * 3600 * 1000  # rooms here stay open until closed; reported as a day ahead
+REPLY_TYPE = "application/vnd.moviebot.reply+json"
+USERNAME = re.compile(r"^[\w][\w .'-]{0,31}$")
+MENTION = re.compile(r"@([\w.'-]+)")
+SSE_KEEPALIVE_S = 15.0
+SESSION_COOKIE = "SESSIONID"
+
+
+def is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+@dataclass
+class ChatroomConfig:
+    """How the chatroom is reached and who may log in."""
+
+    db_path: str
+    host: str = "127.0.0.1"
+    port: int = 8080
+    bot_name: str = "moviebot"
+    bot_password: str = ""
+    access_token: str = ""
+    accounts: dict[str, str] = field(default_factory=dict)  # user name -> password
+    images_dir: str = ""
+    rate_per_minute: int = 420  # requests per client and minute (the Speakeasy limit)
+    messages_per_minute: int = 30  # messages per person and minute when not on loopback
+
+    @property
+    def open_access(self) -> bool:
+        return is_loopback(self.host)
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, description: str):
+        super().__init__(description)
+        self.status = status
+        self.description = description
+
+
+class RateLimiter:
+    """A sliding one-minute window per client key."""
+
+    def __init__(self, per_minute: int):
+        self.per_minute = per_minute
+        self.hits: dict[str, deque] = defaultdict(deque)
+
+    def allow(self, key: str) -> bool:
+        now = time.monotonic()
+        window = self.hits[key]
+        while window and now - window[0] > 60.0:
+            window.popleft()
+        if len(window) >= self.per_minute:
+            return False
+        window.append(now)
+        return True
+
+
+class ChatroomServer:
+    """The chatroom's HTTP API, event streams and page."""
+
+    def __init__(self, config: ChatroomConfig):
+        self.config = config
+        self.history = History(config.db_path)
+        self.history.ensure_user(config.bot_name, "BOT")
+        self.requests = RateLimiter(config.rate_per_minute)
+        self.posts = RateLimiter(config.messages_per_minute)
+        self.listeners: dict[str, set[asyncio.Queue]] = defaultdict(set)  # user -> event queues of open streams
+        self.app = self._make_app()
+        self._runner: web.AppRunner | None = None
+        self.port = config.port
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    def _make_app(self) -> web.Application:
+        app = web.Application(middlewares=[self._errors], client_max_size=64 * 1024)
+        r = app.router
+        r.add_get("/", self.page)
+        r.add_static("/static/", STATIC)
+        r.add_get("/images/{path:.+}", self.image)
+        r.add_get("/api/config", self.api_config)
+        r.add_post("/api/login", self.login)
+        r.add_get("/api/logout", self.logout)
+        r.add_post("/api/logout", self.logout)
+        r.add_get("/api/rooms", self.list_rooms)
+        r.add_post("/api/rooms/request", self.request_room)
+        r.add_get("/api/room/{uid}", self.get_room)
+        r.add_get("/api/room/{uid}/{since:-?\\d+}", self.get_room)
+        r.add_post("/api/room/{uid}", self.post_message)
+        r.add_patch("/api/room/{uid}", self.close_room)
+        r.add_post("/api/room/{uid}/reaction", self.post_reaction)
+        r.add_patch("/api/request/{uid}", self.join_room)
+        r.add_get("/sse/rooms", self.events)
+        app.on_shutdown.append(self._close_streams)
+        return app
+
+    async def start(self) -> int:
+        """Listen on host:port (port 0 picks a free one); returns the port."""
+        self._runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.config.host, self.config.port)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # noqa: SLF001 - the bound port for port 0
+        return self.port
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        self.history.close()
+
+    async def _close_streams(self, _app) -> None:
+        for queues in self.listeners.values():
+            for queue in queues:
+                queue.put_nowait(None)
+
+    # --- plumbing ----------------------------------------------------------------------
+
+    @web.middleware
+    async def _errors(self, request: web.Request, handler):
+        try:
+            key = self._client_key(request)
+            if request.path.startswith(("/api/", "/sse/")) and not self._is_bot_request(request) and not self.requests.allow(key):
+                raise ApiError(429, "Too many requests: at most %d per minute." % self.config.rate_per_minute)
+            return await handler(request)
+        except ApiError as exc:
+            return web.json_response({"description": exc.description}, status=exc.status)
+        except web.HTTPException as exc:
+            if request.path.startswith(("/api/", "/sse/")) and exc.status >= 400:
+                return web.json_response({"description": exc.reason}, status=exc.status)
+            raise
+
+    def _token(self, request: web.Request) -> str:
+        return request.query.get("session") or request.cookies.get(SESSION_COOKIE, "")
+
+    def _client_key(self, request: web.Request) -> str:
+        return self._token(request) or (request.remote or "unknown")
+
+    def _is_bot_request(self, request: web.Request) -> bool:
+        token = self._token(request)
+        return bool(token) and self.history.session_user(token) == self.config.bot_name
+
+    def _user(self, request: web.Request) -> str:
+        token = self._token(request)
+        user = self.history.session_user(token) if token else None
+        if user is None:
+            raise ApiError(401, "Unauthorized")
+        return user
+
+    def _member_room(self, request: web.Request, user: str):
+        room = self.history.room(request.match_info["uid"])
+        if room is None:
+            raise ApiError(404, f"Room {request.match_info['uid']} not found")
+        if user not in room.members:
+            raise ApiError(401, "Unauthorized")
+        return room
+
+    def _room_info(self, room, user: str) -> dict:
+        return {
+            "uid": room.uid,
+            "startTime": room.created,
+            "remainingTime": 0 if room.closed else OPEN_ROOM_REMAINING_MS,
+            "userAliases": list(room.members.values()),
+            "alias": room.members.get(user),
+            "prompt": room.prompt,
+            "assignment": False,
+            "formRef": "",
+            "markAsNoFeedback": False,
+        }
+
+    def _emit(self, users, event: str, data: dict) -> None:
+        payload = f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+        for user in users:
+            for queue in list(self.listeners.get(user, ())):
+                if queue.qsize() > 1000:  # a stalled stream: end it, the client reconnects and polls
+                    queue.put_nowait(None)
+                    self.listeners[user].discard(queue)
+                else:
+                    queue.put_nowait(payload)
+
+    async def _json_body(self, request: web.Request) -> dict:
+        try:
+            body = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise ApiError(400, "Invalid parameters: the body must be JSON.") from None
+        if not isinstance(body, dict):
+            raise ApiError(400, "Invalid parameters: the body must be a JSON object.")
+        return body
+
+    # --- page and files --------------------------------------------------------------------
+
+    async def page(self, _request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC / "index.html")
+
+    async def image(self, request: web.Request) -> web.FileResponse:
+        if not self.config.images_dir:
+            raise ApiError(404, "No images folder is configured.")
+        root = Path(self.config.images_dir).resolve()
+        for candidate in (request.match_info["path"], request.match_info["path"] + ".jpg"):
+            path = (root / candidate).resolve()
+            if path.is_relative_to(root) and path.is_file():
+                return web.FileResponse(path)
+        raise ApiError(404, "No such image.")
+
+    async def api_config(self, _request: web.Request) -> web.Response:
+        auth = "open" if self.config.open_access else ("token" if self.config.access_token else "accounts")
+        return web.json_response({"auth": auth, "bot": self.config.bot_name, "images": bool(self.config.images_dir),
+                                  "maxMessageChars": MAX_MESSAGE_CHARS})
+
+    # --- sessions ----------------------------------------------------------------------
+
+    async def login(self, request: web.Request) -> web.Response:
+        body = await self._json_body(request)
+        username = str(body.get("username", "")).strip()
+        password = str(body.get("password", ""))
+        if not USERNAME.match(username):
+            raise ApiError(400, "Choose a name of 1-32 letters, digits, spaces or . ' - characters.")
+        role = self._check_credentials(username, password)
+        self.history.ensure_user(username, role)
+        token = self.history.new_session(username)
+        response = web.json_response({
+            "userDetails": {"id": username, "username": username, "role": role},
+            "sessionToken": token,
+            "sessionId": token[:12],
+            "startTime": int(time.time() * 1000),
+            "userSessionAlias": username,
+            "moviebot": {"replyJson": True},
+        })
+        response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="Strict", max_age=30 * 24 * 3600)
+        return response
+
+    def _check_credentials(self, username: str, password: str) -> str:
+        config = self.config
+        if username.casefold() == config.bot_name.casefold():
+            if config.bot_password and hmac.compare_digest(password, config.bot_password) and username == config.bot_name:
+                return "BOT"
+            raise ApiError(401, "Invalid credentials. Please try again!")
+        if username in config.accounts:
+            if hmac.compare_digest(password, config.accounts[username]):
+                return "HUMAN"
+            raise ApiError(401, "Invalid credentials. Please try again!")
+        if config.open_access:
+            return "HUMAN"
+        if config.access_token and hmac.compare_digest(password, config.access_token):
+            return "HUMAN"
+        raise ApiError(401, "Invalid credentials. Please try again!")
+
+    async def logout(self, request: web.Request) -> web.Response:
+        token = self._token(request)
+        if token:
+            self.history.end_session(token)
+        response = web.json_response({"description": "Logged out"})
+        response.del_cookie(SESSION_COOKIE)
+        return response
+
+    # --- rooms -------------------------------------------------------------------------
+
+    async def list_rooms(self, request: web.Request) -> web.Response:
+        user = self._user(request)
+        return web.json_response({"rooms": [self._room_info(r, user) for r in self.history.rooms_of(user)]})
+
+    async def request_room(self, request: web.Request) -> web.Response:
+        user = self._user(request)
+        body = await self._json_body(request)
+        other = str(body.get("username", self.config.bot_name))
+        if other != self.config.bot_name:
+            raise ApiError(403, "Cannot establish a chat with that user")
+        room = self.history.create_room(user, {user: user, other: other}, str(body.get("prompt", ""))[:200])
+        for member in room.members:
+            self._emit([member], "ROOMS", {"rooms": [self._room_info(room, member)]})
+        return web.json_response({"description": "Chatroom created", "uid": room.uid})
+
+    async def join_room(self, request: web.Request) -> web.Response:
+        user = self._user(request)
+        room = self.history.room(request.match_info["uid"])
+        if room is None:
+            raise ApiError(404, f"Room {request.match_info['uid']} not found")
+        if room.closed:
+            raise ApiError(400, "Chatroom not active")
+        name = (await request.text()).strip() or user
+        if name != user:
+            raise ApiError(403, "You can only add yourself to a room.")
+        if user not in room.members:
+            self.history.add_member(room.uid, user, user)
+            room = self.history.room(room.uid)
+            for member in room.members:
+                self._emit([member], "ROOMS", {"rooms": [self._room_info(room, member)]})
+        return web.json_response({"description": "User added"})
+
+    async def close_room(self, request: web.Request) -> web.Response:
+        user = self._user(request)
+        room = self._member_room(request, user)
+        self.history.close_room(room.uid)
+        room.closed = True
+        for member in room.members:
+            self._emit([member], "ROOMS", {"rooms": [self._room_info(room, member)]})
+        return web.json_response({"description": "Chatroom closed"})
+
+    async def get_room(self, request: web.Request) -> web.Response:
+        user = self._user(request)
+        room = self._member_room(request, user)
+        raw_since = request.match_info.get("since", request.query.get("since", "0"))
+        try:
+            since = int(raw_since)
+        except ValueError:
+            raise ApiError(400, "Parameter 'since' is missing!/ill formatted") from None
+        alias = room.members[user]
+        messages = [m.to_json() for m in self.history.messages(room.uid, since) if m.visible_to(alias)]
+        return web.json_response({"info": self._room_info(room, user), "messages": messages,
+                                  "reactions": self.history.reactions(room.uid)})
+
+    # --- messages ------------------------------------------------------------------------
+
+    async def post_message(self, request: web.Request) -> web.Response:
+        user = self._user(request)
+        room = self._member_room(request, user)
+        if room.closed:
+            raise ApiError(400, "Chatroom not active")
+        reply = None
+        if request.content_type == REPLY_TYPE and user == self.config.bot_name:
+            body = await self._json_body(request)
+            text = str(body.get("message", ""))
+            reply = body.get("reply") if isinstance(body.get("reply"), dict) else None
+        else:
+            try:
+                text = (await request.read()).decode("utf-8")
+            except UnicodeDecodeError:
+                raise ApiError(400, "The message must be UTF-8 text.") from None
+        if not text.strip():
+            raise ApiError(400, "Message cannot be empty")
+        if len(text) > MAX_MESSAGE_CHARS:
+            raise ApiError(400, f"Message too long: at most {MAX_MESSAGE_CHARS} characters.")
+        if user != self.config.bot_name and not self.config.open_access and not self.posts.allow(user):
+            raise ApiError(429, f"Too many messages: at most {self.config.messages_per_minute} per minute.")
+        alias = room.members[user]
+        aliases = set(room.members.values())
+        recipients = sorted({m for m in MENTION.findall(text) if m in aliases and m != alias})
+        message = self.history.add_message(room.uid, user, alias, text, recipients, reply)
+        self._broadcast_message(room, message)
+        return web.json_response({"description": "Message received", "ordinal": message.ordinal})
+
+    def _broadcast_message(self, room, message: StoredMessage) -> None:
+        data = {"roomId": room.uid, **message.to_json()}
+        for member, alias in room.members.items():
+            if message.visible_to(alias):
+                self._emit([member], "MESSAGE", data)
+
+    async def post_reaction(self, request: web.Request) -> web.Response:
+        user = self._user(request)
+        room = self._member_room(request, user)
+        if room.closed:
+            raise ApiError(400, "Chatroom not active")
+        body = await self._json_body(request)
+        kind = body.get("type")
+        ordinal = body.get("messageOrdinal")
+        if kind not in REACTIONS:
+            raise ApiError(400, f"Reaction type must be one of {', '.join(REACTIONS)}.")
+        if not isinstance(ordinal, int) or not self.history.has_message(room.uid, ordinal):
+            raise ApiError(400, "No message with that ordinal in this room.")
+        self.history.react(room.uid, ordinal, user, kind)
+        self._emit(room.members, "REACTION", {"roomId": room.uid, "messageOrdinal": ordinal, "type": kind})
+        return web.json_response({"description": "Reaction received"})
+
+    # --- events --------------------------------------------------------------------------
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        user = self._user(request)
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+                                               "X-Accel-Buffering": "no"})
+        await response.prepare(request)
+        queue: asyncio.Queue = asyncio.Queue()
+        self.listeners[user].add(queue)
+        rooms = [self._room_info(r, user) for r in self.history.rooms_of(user) if not r.closed]
+        await response.write(f"event: ROOMS\ndata: {json.dumps({'rooms': rooms}, ensure_ascii=False)}\n\n".encode())
+        try:
+            while True:
+                try:
+                    payload = await asyncio.wait_for(queue.get(), SSE_KEEPALIVE_S)
+                except TimeoutError:
+                    payload = b": keep-alive\n\n"
+                if payload is None:
+                    break
+                await response.write(payload)
+        except ConnectionResetError:
+            pass
+        finally:
+            self.listeners[user].discard(queue)
+        return response

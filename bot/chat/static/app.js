@@ -1,0 +1,303 @@
+// The moviebot chatroom page: plain DOM, no build step. Speaks the Speakeasy API of bot/chat/server.py.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const state = { config: null, me: null, rooms: new Map(), current: null, messages: new Map(), unread: new Map(), stream: null, poll: null };
+
+async function api(method, path, body, type) {
+  const init = { method, credentials: "same-origin", headers: {} };
+  if (body !== undefined) {
+    init.body = type ? body : JSON.stringify(body);
+    init.headers["Content-Type"] = type || "application/json";
+  }
+  const resp = await fetch(path, init);
+  const data = await resp.json().catch(() => ({}));
+  if (!resp.ok) throw Object.assign(new Error(data.description || resp.statusText), { status: resp.status });
+  return data;
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const child of children.flat()) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+// --- text rendering: ids as links, image tokens as pictures, bullet lines as lists -------------
+
+const TOKEN = /(image:[\w\/.-]+|\b(?:tt|nm)\d{7,8}\b|\bwd:Q\d+\b|\bQ[1-9]\d{0,9}\b|https?:\/\/[^\s<>"]+)/g;
+
+function inline(text) {
+  const out = [];
+  let last = 0;
+  for (const m of text.matchAll(TOKEN)) {
+    out.push(text.slice(last, m.index));
+    const token = m[0];
+    if (token.startsWith("image:")) {
+      out.push(state.config.images ? el("img", { src: "/images/" + token.slice(6), alt: token, loading: "lazy" }) : token);
+    } else if (/^(tt|nm)/.test(token)) {
+      out.push(el("a", { href: `https://www.imdb.com/${token.startsWith("tt") ? "title" : "name"}/${token}/`, target: "_blank", rel: "noopener" }, token));
+    } else if (/^(wd:)?Q/.test(token)) {
+      out.push(el("a", { href: "https://www.wikidata.org/wiki/" + token.replace("wd:", ""), target: "_blank", rel: "noopener" }, token));
+    } else {
+      out.push(el("a", { href: token, target: "_blank", rel: "noopener" }, token));
+    }
+    last = m.index + token.length;
+  }
+  out.push(text.slice(last));
+  return out;
+}
+
+function renderText(text) {
+  const nodes = [];
+  let items = [];
+  const flush = () => { if (items.length) nodes.push(el("ul", {}, items)); items = []; };
+  for (const line of text.split("\n")) {
+    const bullet = line.match(/^\s*(?:[-•*]|\d+\.)\s+(.*)$/);
+    if (bullet) { items.push(el("li", {}, inline(bullet[1]))); continue; }
+    flush();
+    if (line.trim()) nodes.push(el("div", {}, inline(line)));
+  }
+  flush();
+  return nodes;
+}
+
+function renderReply(text, reply) {
+  const answers = reply ? reply.answers || [] : [];
+  const at = answers.length > 3 ? text.indexOf(answers[0]) : -1;
+  if (at > 0) {  // "The films ... are A, B, C and 9 more." -> the sentence head and the whole list
+    const head = text.slice(0, at).replace(/[\s:,]+$/, "");
+    return [el("div", {}, inline(head + ":")), el("ul", {}, answers.map((a) => el("li", {}, inline(a))))];
+  }
+  const nodes = renderText(text);
+  if (reply && reply.image) nodes.push(renderText("image:" + reply.image));
+  return nodes;
+}
+
+// --- the trace panel -----------------------------------------------------------------------------
+
+const STAGE_NAMES = { dialogue: "conversation", understand: "classification + linking", retrieve: "query", phrase: "phrasing" };
+
+function chips(values) { return values.map((v) => el("span", { class: "chip" }, String(v))); }
+
+function stageDetail(step) {
+  const d = Object.assign({}, step);
+  delete d.stage; delete d.ms;
+  const parts = [];
+  if (step.stage === "understand") {
+    parts.push(el("div", {}, chips([`kind: ${d.kind}`, d.chain ? `chain: ${d.chain}` : null, `confidence: ${d.confidence}`].filter(Boolean))));
+    for (const e of d.entities || []) {
+      parts.push(el("div", {}, "entity ", el("b", {}, e.label), ` (${e.group}, match ${e.score}) `, inline(e.iri.replace("http://www.wikidata.org/entity/", "wd:"))));
+    }
+    delete d.kind; delete d.chain; delete d.confidence; delete d.entities;
+  }
+  if (d.sparql) { parts.push(el("pre", {}, d.sparql)); delete d.sparql; }
+  const rest = Object.entries(d).map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`);
+  if (rest.length) parts.push(el("div", {}, chips(rest)));
+  return parts;
+}
+
+function tracePanel(reply) {
+  const steps = reply.trace || [];
+  const max = Math.max(1, ...steps.map((s) => s.ms));
+  const rows = steps.map((s) => el("tr", {},
+    el("td", { class: "stage" }, STAGE_NAMES[s.stage] || s.stage),
+    el("td", { class: "ms" }, el("span", { class: "bar", style: `width:${Math.max(2, 60 * s.ms / max)}px` }), `${s.ms.toFixed(1)} ms`),
+    el("td", {}, stageDetail(s))));
+  return el("div", { class: "trace" }, el("table", {}, el("tbody", {}, rows)),
+    el("div", {}, `total ${Number(reply.latency_ms || 0).toFixed(1)} ms`));
+}
+
+// --- messages ------------------------------------------------------------------------------------
+
+const RATINGS = [["THUMBS_UP", "▲ good", "a good answer"], ["THUMBS_DOWN", "▼ wrong", "wrong or unhelpful"], ["STAR", "★", "a great answer"]];
+
+function messageNode(m) {
+  const room = state.rooms.get(state.current);
+  const mine = room && m.authorAlias === room.alias;
+  const bot = m.authorAlias === state.config.bot;
+  const kind = m.reply ? m.reply.kind : "";
+  const node = el("li", { class: `msg ${mine ? "mine" : ""} ${bot ? "bot kind-" + kind : ""}`, "data-ordinal": m.ordinal },
+    el("div", { class: "author" }, m.authorAlias),
+    el("div", { class: "body" }, bot ? renderReply(m.message, m.reply) : renderText(m.message)));
+  if (bot) {
+    const tools = el("div", { class: "tools" });
+    if (m.reply) {
+      tools.append(`${Number(m.reply.latency_ms || 0).toFixed(0)} ms`);
+      const key = `${state.current}:${m.ordinal}`;
+      tools.append(el("button", { type: "button", class: "trace-toggle", title: "how this answer was found", onclick: () => {
+        const open = node.querySelector(".trace");
+        if (open) { open.remove(); state.openTraces.delete(key); } else { node.append(tracePanel(m.reply)); state.openTraces.add(key); }
+      } }, "trace"));
+    }
+    for (const [type, icon, title] of RATINGS) {
+      tools.append(el("button", { type: "button", class: "rate", "data-type": type, title, onclick: () => rate(m.ordinal, type) }, icon));
+    }
+    node.append(tools);
+    if (m.reply && state.openTraces.has(`${state.current}:${m.ordinal}`)) node.append(tracePanel(m.reply));
+  }
+  return node;
+}
+
+function showMessages() {
+  const list = $("messages");
+  const msgs = [...(state.messages.get(state.current) || new Map()).values()].sort((a, b) => a.ordinal - b.ordinal);
+  list.replaceChildren(...msgs.map(messageNode));
+  const last = msgs.at(-1);
+  const room = state.rooms.get(state.current);
+  if (last && room && last.authorAlias !== state.config.bot && room.remainingTime > 0) {
+    list.append(el("li", { class: "msg bot thinking" }, `${state.config.bot} is thinking…`));
+  }
+  for (const r of state.reactions.get(state.current) || []) markReaction(r);
+  list.scrollTop = list.scrollHeight;
+}
+
+function markReaction(r) {
+  const button = document.querySelector(`.msg[data-ordinal="${r.messageOrdinal}"] .rate[data-type="${r.type}"]`);
+  if (button) button.classList.add("on");
+}
+
+function addMessages(roomId, messages) {
+  if (!state.messages.has(roomId)) state.messages.set(roomId, new Map());
+  const store = state.messages.get(roomId);
+  let fresh = 0;
+  for (const m of messages) { if (!store.has(m.ordinal)) fresh++; store.set(m.ordinal, m); }
+  if (roomId === state.current) showMessages();
+  else if (fresh) { state.unread.set(roomId, (state.unread.get(roomId) || 0) + fresh); showRooms(); }
+}
+
+async function rate(ordinal, type) {
+  try { await api("POST", `/api/room/${state.current}/reaction`, { messageOrdinal: ordinal, type }); markReaction({ messageOrdinal: ordinal, type }); }
+  catch (e) { $("room-error").textContent = e.message; }
+}
+
+// --- rooms -------------------------------------------------------------------------------------------
+
+function showRooms() {
+  const rooms = [...state.rooms.values()].sort((a, b) => a.startTime - b.startTime);
+  $("room-list").replaceChildren(...rooms.map((r, i) => {
+    const others = r.userAliases.filter((a) => a !== r.alias && a !== state.config.bot);
+    const unread = state.unread.get(r.uid);
+    return el("li", { class: `${r.uid === state.current ? "current" : ""} ${r.remainingTime > 0 ? "" : "closed"}`, "data-uid": r.uid, onclick: () => openRoom(r.uid) },
+      el("span", {}, `Room ${i + 1}${others.length ? " · with " + others.join(", ") : ""}`), unread ? el("span", { class: "badge" }, String(unread)) : null);
+  }));
+}
+
+async function loadRooms() {
+  const data = await api("GET", "/api/rooms");
+  for (const r of data.rooms) state.rooms.set(r.uid, r);
+  showRooms();
+}
+
+async function openRoom(uid) {
+  state.current = uid;
+  state.unread.delete(uid);
+  history.replaceState(null, "", "#room=" + uid);
+  const index = [...state.rooms.keys()].indexOf(uid) + 1;
+  $("room-title").textContent = `Room ${index}`;
+  $("copy-link").hidden = false;
+  $("room-error").textContent = "";
+  showRooms();
+  await refreshRoom();
+  $("text").focus();
+}
+
+async function refreshRoom() {
+  if (!state.current) return;
+  const data = await api("GET", `/api/room/${state.current}?since=0`);
+  state.rooms.set(state.current, data.info);
+  state.reactions.set(state.current, data.reactions);
+  addMessages(state.current, data.messages);
+  showMessages();
+}
+
+async function newRoom() {
+  const data = await api("POST", "/api/rooms/request", { username: state.config.bot });
+  await loadRooms();
+  await openRoom(data.uid);
+}
+
+// --- events: server-sent, with polling while the stream is down -----------------------------------------
+
+function listen() {
+  if (state.stream) state.stream.close();
+  const stream = new EventSource("/sse/rooms");
+  state.stream = stream;
+  stream.addEventListener("ROOMS", (e) => { for (const r of JSON.parse(e.data).rooms) state.rooms.set(r.uid, r); showRooms(); });
+  stream.addEventListener("MESSAGE", (e) => { const m = JSON.parse(e.data); addMessages(m.roomId, [m]); });
+  stream.addEventListener("REACTION", (e) => {
+    const r = JSON.parse(e.data);
+    if (!state.reactions.has(r.roomId)) state.reactions.set(r.roomId, []);
+    state.reactions.get(r.roomId).push(r);
+    if (r.roomId === state.current) markReaction(r);
+  });
+  stream.onopen = () => { clearInterval(state.poll); state.poll = null; };
+  stream.onerror = () => { if (!state.poll) state.poll = setInterval(() => refreshRoom().catch(() => {}), 2000); };
+}
+
+// --- start ---------------------------------------------------------------------------------------------
+
+async function enter() {
+  $("login-view").hidden = true;
+  $("chat-view").hidden = false;
+  $("who").hidden = false;
+  $("who").textContent = `signed in as ${state.me}`;
+  await loadRooms();
+  const wanted = (location.hash.match(/room=([\w-]+)/) || [])[1];
+  if (wanted && !state.rooms.has(wanted)) {
+    try { await api("PATCH", `/api/request/${wanted}`, state.me, "text/plain"); await loadRooms(); }
+    catch (e) { $("room-error").textContent = "Could not join that room: " + e.message; }
+  }
+  listen();
+  if (wanted && state.rooms.has(wanted)) await openRoom(wanted);
+  else if (state.rooms.size) await openRoom([...state.rooms.keys()].at(-1));
+  else await newRoom();
+}
+
+async function start() {
+  state.reactions = new Map();
+  state.openTraces = new Set();
+  state.config = await api("GET", "/api/config");
+  state.me = localStorage.getItem("moviebot-name");
+  if (state.config.auth !== "open") {
+    $("login-secret-row").hidden = false;
+    $("login-secret-label").textContent = state.config.auth === "token" ? "Access token" : "Password";
+  }
+  $("login-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const name = $("login-name").value.trim();
+    try {
+      await api("POST", "/api/login", { username: name, password: $("login-secret").value });
+      localStorage.setItem("moviebot-name", name);
+      state.me = name;
+      await enter();
+    } catch (err) { $("login-error").textContent = err.message; }
+  });
+  $("composer").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const text = $("text").value.trim();
+    if (!text || !state.current) return;
+    $("send").disabled = true;
+    try { await api("POST", `/api/room/${state.current}`, text, "text/plain; charset=utf-8"); $("text").value = ""; $("room-error").textContent = ""; }
+    catch (err) { $("room-error").textContent = err.message; }
+    finally { $("send").disabled = false; $("text").focus(); }
+  });
+  $("text").addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("composer").requestSubmit(); } });
+  $("new-room").addEventListener("click", () => newRoom().catch((e) => { $("room-error").textContent = e.message; }));
+  $("copy-link").addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText(location.href));
+  try {
+    if (!state.me) throw new Error("not signed in");
+    await enter();
+  } catch (e) {
+    $("chat-view").hidden = true;
+    $("login-view").hidden = false;
+    $("login-name").value = state.me || "";
+    $("login-name").focus();
+  }
+}
+
+start();

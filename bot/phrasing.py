@@ -1,0 +1,357 @@
+"""The LLM phraser: a local model words the final sentence from the verified facts, a guard keeps it honest.
+
+The model sees only the structured result (the question, what was asked, the answer values,
+their source) and a short instruction; it is never asked for knowledge. Whatever it writes
+passes `FaithfulnessGuard` first: every answer value must be there, and no name, title or
+number that the facts or the question do not contain. A rejected, late or failed generation
+gives the deterministic template sentence instead, and the reply trace says which path won.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .bundle import Bundle
+from .config import Settings
+from .contracts import Facts, Sentence
+from .generation import describe_chain, display_name, join_labels
+from .labels import LabelIndex
+from .llm_model import GenerationTimeout, LocalModel, ModelUnavailable, assemble_default_model, load_model
+from .text import fold
+
+log = logging.getLogger(__name__)
+
+LEAD_IN_OVER = 4  # longer lists are printed by the template; the model writes only their lead-in
+PHRASED_KINDS = ("factual", "crowd", "embedding")
+# wording a phrased sentence must keep, per fact source: each entry lists accepted alternatives
+REQUIRED_WORDING = {
+    "crowd": (("according to the crowd",), ("inter-rater agreement",)),
+    "embedding": (("predicted", "prediction", "predictions", "predicts"),),
+}
+SOURCE_NOTES = {
+    "crowd": "crowd workers voted on these facts",
+    "embedding": "these values are predicted by knowledge-graph embeddings, not stated in the graph",
+}
+# function words a sentence may start with (capitalised) without naming anything
+SENTENCE_WORDS = frozenset(
+    "a an the it its this that these those there here he she they his her their both all some as in on by "
+    "according yes no for from with".split()
+)
+NUMBER_WORDS = {
+    w: str(n)
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split()
+    )
+    if n >= 2  # "one" is mostly a pronoun ("one of the films")
+}
+# words about films in general, never names
+GENERIC_WORDS = frozenset("film films movie movies picture pictures".split())
+VOCABULARY_SKIP_GROUPS = frozenset({"film", "person", ""})  # titles and names are caught by capitalisation
+CLOSED_GROUP_SIZE = 500  # groups this small (genres, languages) are checked in every answer; others when answered
+MAX_VOCABULARY_NGRAM = 4
+
+SYSTEM_PROMPT = (
+    "You write one short, natural English sentence from verified facts. "
+    "Use only the names, titles, dates and numbers given in the facts and copy them exactly. "
+    "Add no other information. Reply with the sentence only."
+)
+# worked examples; they stay in the model's cache, and the guard rejects any of its names that leak
+EXAMPLES = [
+    {"role": "user", "content": "Question: who starred in Casablanca\nKind: factual\nFacts (the cast members of Casablanca): Humphrey Bogart; Ingrid Bergman\nName all 2 of them."},
+    {"role": "assistant", "content": "Humphrey Bogart and Ingrid Bergman starred in Casablanca."},
+    {"role": "user", "content": "Question: what films did Ingrid Bergman act in\nKind: factual\nFacts (the films whose cast member is Ingrid Bergman): Casablanca; Gaslight\nName all 2 of them."},
+    {"role": "assistant", "content": "Ingrid Bergman acted in Casablanca and Gaslight."},
+    {"role": "user", "content": "Question: who directed Casablanca\nKind: factual\nFacts (the director of Casablanca): Michael Curtiz"},
+    {"role": "assistant", "content": "Casablanca was directed by Michael Curtiz."},
+    {"role": "user", "content": "Question: which movies did Michael Curtiz direct\nKind: factual\nFacts (the films whose director is Michael Curtiz): 9 films, listed after your words.\nWrite only a short lead-in that ends with a colon. Do not list them."},
+    {"role": "assistant", "content": "Michael Curtiz directed these 9 films:"},
+]
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_MONTH_NAMES = _MONTHS.split("|")
+_MONTH_FIRST = re.compile(rf"\b({_MONTHS})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE)
+_DAY_FIRST = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTHS}),?\s+(\d{{4}})\b", re.IGNORECASE)
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+
+
+def canonical_dates(text: str) -> str:
+    """'December 5, 1997', '5th of December 1997' and '1997-12-05' all become '5 December 1997'."""
+    text = _MONTH_FIRST.sub(lambda m: f"{int(m[2])} {m[1].capitalize()} {m[3]}", text)
+    text = _DAY_FIRST.sub(lambda m: f"{int(m[1])} {m[2].capitalize()} {m[3]}", text)
+
+    def iso(m: re.Match) -> str:
+        month = int(m[2])
+        return f"{int(m[3])} {_MONTH_NAMES[month - 1].capitalize()} {m[1]}" if 1 <= month <= 12 else m[0]
+
+    return _ISO_DATE.sub(iso, text)
+
+
+def numbers_in(text: str) -> set[str]:
+    """Every number in `text`, thousands separators removed ('225,933,435' -> '225933435')."""
+    found = {re.sub(r",(?=\d{3}(?!\d))", "", m.group()).rstrip(".,") for m in _NUMBER.finditer(text)}
+    found.update(NUMBER_WORDS[w] for w in (fold(m.group()) for m in _WORD.finditer(text)) if w in NUMBER_WORDS)
+    return found
+
+
+def words(text: str) -> list[tuple[str, str]]:
+    """(as written, folded) for every word, with thousands separators joined so numbers stay one word."""
+    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)
+    return [(m.group(), fold(m.group())) for m in _WORD.finditer(text)]
+
+
+def phrase_key(text: str) -> tuple[str, ...]:
+    return tuple(f for _, f in words(canonical_dates(text)))
+
+
+def find_phrase(sequence: list[str], phrase: tuple[str, ...]) -> list[int]:
+    """Start positions of `phrase` in the folded word `sequence`."""
+    n = len(phrase)
+    if not n:
+        return []
+    return [i for i in range(len(sequence) - n + 1) if tuple(sequence[i : i + n]) == phrase]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    problems: tuple[str, ...] = ()
+
+
+@dataclass
+class Evidence:
+    """What a phrased sentence may mention: built from the facts, the question and the template only."""
+
+    labels: set[tuple[str, ...]] = field(default_factory=set)  # whole names and titles (folded words)
+    loose_words: set[str] = field(default_factory=set)  # single words that may stand anywhere
+    numbers: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, facts: Facts, template: str) -> "Evidence":
+        evidence = cls()
+        names = [a.label for a in facts.answers]
+        for f in facts.facts:
+            names += [f.subject_label, f.value_label]
+            evidence.numbers |= {n for v in f.detail.values() if isinstance(v, (int, float)) for n in numbers_in(str(v))}
+        for e in facts.topic:
+            names += [e.label, display_name(e)]
+            if e.year:
+                evidence.numbers.add(str(e.year))
+        evidence.labels = {phrase_key(n) for n in names if n}
+        label_words = {w for key in evidence.labels for w in key}
+        template_words = {f for _, f in words(canonical_dates(template))}
+        evidence.loose_words = {f for _, f in words(facts.question)} | (template_words - label_words) | SENTENCE_WORDS | GENERIC_WORDS
+        evidence.numbers |= numbers_in(template) | numbers_in(facts.question) | {str(len(facts.answers))}
+        for name in names:
+            evidence.numbers |= numbers_in(canonical_dates(name))
+        return evidence
+
+
+class FaithfulnessGuard:
+    """Accepts a phrased sentence only if it keeps every answer value and adds no unsupported name or number."""
+
+    def __init__(self, labels: LabelIndex | None = None):
+        self.labels = labels  # the KG's label index: lower-case entity names (genres, languages, tags) are checked too
+        sizes = Counter(labels.groups) if labels is not None else Counter()
+        self.closed_groups = {g for g, n in sizes.items() if n <= CLOSED_GROUP_SIZE} - VOCABULARY_SKIP_GROUPS
+
+    def check(
+        self,
+        text: str,
+        facts: Facts,
+        template: str,
+        required: list[str],
+        wording: tuple[tuple[str, ...], ...] = (),
+        keep_numbers: bool = False,
+    ) -> Verdict:
+        """`required`: values that must appear; `wording`: phrases to keep (any one alternative each);
+        `keep_numbers`: every number of the template must appear too (crowd votes, agreement)."""
+        problems: list[str] = []
+        text = canonical_dates(text.strip())
+        if not text or "\n" in text:
+            return Verdict(False, ("not a single line",))
+        written = words(text)
+        sequence = [f for _, f in written]
+        for value in required:
+            if not find_phrase(sequence, phrase_key(value)):
+                problems.append(f"missing value {value!r}")
+        for alternatives in wording:
+            if not any(find_phrase(sequence, phrase_key(p)) for p in alternatives):
+                problems.append(f"missing wording {alternatives[0]!r}")
+        written_numbers = numbers_in(text)
+        if keep_numbers:
+            problems += [f"missing number {n}" for n in sorted(numbers_in(template) - written_numbers)]
+        evidence = Evidence.of(facts, template)
+        problems += [f"unsupported number {n}" for n in sorted(written_numbers - evidence.numbers)]
+        covered = [False] * len(sequence)
+        for key in evidence.labels | {phrase_key(p) for alternatives in wording for p in alternatives}:
+            for start in find_phrase(sequence, key):
+                covered[start : start + len(key)] = [True] * len(key)
+        for (raw, folded), done in zip(written, covered):
+            if done or folded in evidence.loose_words or raw.isdigit():
+                continue
+            if raw[:1].isupper():
+                problems.append(f"unsupported name {raw!r}")
+        problems += self._unsupported_vocabulary(sequence, covered, evidence, facts)
+        return Verdict(not problems, tuple(dict.fromkeys(problems)))
+
+    def _unsupported_vocabulary(self, sequence: list[str], covered: list[bool], evidence: Evidence, facts: Facts) -> list[str]:
+        """Lower-case KG names (a genre, a language, a tag) that the facts do not contain."""
+        if self.labels is None:
+            return []
+        answered = {info[1] for a in facts.answers if a.iri and (info := self.labels.info(a.iri))}
+        checked = self.closed_groups | (answered - VOCABULARY_SKIP_GROUPS)
+        problems = []
+        for n in range(1, MAX_VOCABULARY_NGRAM + 1):
+            for i in range(len(sequence) - n + 1):
+                if any(covered[i : i + n]):
+                    continue
+                gram = sequence[i : i + n]
+                if all(w in evidence.loose_words for w in gram):
+                    continue
+                ids = self.labels.lookup(" ".join(gram))
+                if any(self.labels.groups[j] in checked for j in ids):
+                    problems.append(f"unsupported name {' '.join(gram)!r}")
+        return problems
+
+
+@dataclass(frozen=True)
+class PhrasingTask:
+    """What the model is asked to write, built from the structured result only."""
+
+    question: str
+    kind: str
+    asked: str
+    values: tuple[str, ...]
+    value_noun: str  # what the values are, in the plural ("films", "directors")
+    sources: tuple[str, ...]
+    draft: str
+    lead_in: bool  # write only the lead-in of a list the template prints
+
+    @property
+    def wording(self) -> tuple[tuple[str, ...], ...]:
+        return tuple(w for s in self.sources for w in REQUIRED_WORDING.get(s, ()))
+
+    @property
+    def keeps_draft_numbers(self) -> bool:
+        return any(s != "kg" for s in self.sources)
+
+    def messages(self) -> list[dict]:
+        lines = [f"Question: {self.question}", f"Kind: {self.kind}"]
+        about = f" ({self.asked})" if self.asked else ""
+        if self.lead_in:
+            lines += [
+                f"Facts{about}: {len(self.values)} {self.value_noun}, listed after your words.",
+                "Write only a short lead-in that ends with a colon. Do not list them.",
+            ]
+        else:
+            lines.append(f"Facts{about}: " + "; ".join(self.values))
+            if len(self.values) > 1:
+                lines.append(f"Name all {len(self.values)} of them.")
+        for source in self.sources:
+            if source in SOURCE_NOTES:
+                lines.append(f"Note: {SOURCE_NOTES[source]}.")
+        if self.keeps_draft_numbers:
+            keep = " and ".join(f'"{w[0]}"' for w in self.wording)
+            lines += [f"Draft: {self.draft}", f"Keep the words {keep} and every number of the draft."]
+        return [{"role": "system", "content": SYSTEM_PROMPT}, *EXAMPLES, {"role": "user", "content": "\n".join(lines)}]
+
+
+def task_for(facts: Facts, template: Sentence, bundle: Bundle) -> tuple[PhrasingTask | None, str]:
+    """(the task, "") or (None, why the template stays)."""
+    if facts.kind not in PHRASED_KINDS:
+        return None, f"{facts.kind} answers keep their template"
+    sources = tuple(dict.fromkeys([facts.source] + [f.source for f in facts.facts]))
+    if facts.message and sources == ("kg",):
+        return None, "the handler's own sentence is kept"
+    if len(facts.chain) > 1:
+        return None, "multi-hop answers keep their template wording"
+    values = tuple(a.label for a in facts.answers)
+    long_list = len(values) > LEAD_IN_OVER
+    if long_list and any(s != "kg" for s in sources):
+        return None, "long lists from the crowd or embeddings keep their template"
+    asked, value_noun = "", "answers"
+    if facts.chain and facts.chain[0].relation in bundle.relations:
+        asked = describe_chain(facts, bundle)[0]
+        value_noun = bundle.relations[facts.chain[0].relation].plural if facts.chain[0].to_value else "films"
+    task = PhrasingTask(facts.question, facts.kind, asked, values, value_noun, sources, template.text, long_list)
+    return task, ""
+
+
+class Phraser:
+    """agent.phraser: phrase(facts, template sentence, trace detail) -> the sentence users see."""
+
+    def __init__(self, model: LocalModel, bundle: Bundle, guard: FaithfulnessGuard, settings: Settings):
+        self.model = model
+        self.bundle = bundle
+        self.guard = guard
+        self.max_tokens = settings.llm_max_tokens
+        self.budget_s = settings.llm_time_budget_s
+
+    def phrase(self, facts: Facts, sentence: Sentence, detail: dict) -> Sentence:
+        task, why = task_for(facts, sentence, self.bundle)
+        if task is None:
+            detail["llm"] = why
+            return sentence
+        try:
+            generation = self.model.chat(task.messages(), self.max_tokens, self.budget_s)
+        except GenerationTimeout as exc:
+            log.warning("phrasing fell back to the template: %s", exc)
+            detail["llm"] = f"timeout: {exc}"
+            return sentence
+        except (RuntimeError, MemoryError, ValueError) as exc:
+            log.warning("phrasing fell back to the template: the model failed (%s)", exc)
+            detail["llm"] = f"error: {exc}"
+            return sentence
+        detail.update(llm_ms=round(generation.ms, 1), llm_tokens=generation.tokens)
+        text = clean_output(generation.text)
+        if task.lead_in:
+            candidate = text.rstrip(" .:;,") + ": " + join_labels(list(task.values)) + "."
+            verdict = self.guard.check(text, facts, sentence.text, [], task.wording, task.keeps_draft_numbers)
+            detail["llm"] = "lead-in"
+        else:
+            candidate = text
+            verdict = self.guard.check(text, facts, sentence.text, list(task.values), task.wording, task.keeps_draft_numbers)
+            detail["llm"] = "sentence"
+        if not verdict.ok:
+            detail.update(llm="rejected", llm_output=text, llm_problems=list(verdict.problems))
+            return Sentence(sentence.text, "llm-rejected")
+        return Sentence(candidate, "llm")
+
+
+def clean_output(text: str) -> str:
+    """The model's sentence without wrapping quotes or a 'Sentence:' style prefix."""
+    text = text.strip()
+    text = re.sub(r"^(?:answer|sentence|lead-in)\s*:\s*", "", text, flags=re.IGNORECASE)
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
+        text = text[1:-1].strip()
+    return text
+
+
+def install(agent) -> None:
+    """Phrase answers with the local model when Settings.llm is on and the model loads; else keep templates."""
+    settings = agent.settings
+    if not settings.llm:
+        log.info("LLM phrasing is off (llm = false / --no-llm): replies use template sentences")
+        return
+    try:
+        model = load_model(settings, quiet=False)
+    except ModelUnavailable as exc:
+        log.warning("LLM phrasing is off, replies use template sentences: %s", exc)
+        return
+    agent.phraser = Phraser(model, agent.kg.bundle, FaithfulnessGuard(agent.kg.labels), settings)
+
+
+def build_step(settings: Settings, bundle: Bundle, folder, key, quiet: bool = False, force: bool = False) -> None:
+    """Assemble the embedded default model at build time, so the first chat does not wait for it."""
+    if not settings.llm or settings.llm_model:
+        return
+    try:
+        assemble_default_model(settings.cache_dir, quiet=quiet)
+    except ModelUnavailable as exc:
+        log.warning("LLM phrasing will be off: %s", exc)

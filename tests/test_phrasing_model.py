@@ -1,0 +1,118 @@
+"""The phraser with the real embedded model (llama-cpp-python + the packaged Qwen2.5 0.5B GGUF).
+
+Skipped on a machine without them; under CI=true they must be there (scripts/setup.sh installs both).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+
+import pytest
+
+from bot import phrasing
+from bot.agent import Agent
+from bot.config import Settings
+from bot.llm_model import GenerationTimeout, LocalModel, ModelUnavailable, default_model_parts, load_model
+from bot.generation import template_sentence
+from bot.phrasing import find_phrase, phrase_key, task_for
+
+
+def _require_model() -> None:
+    try:
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise ModelUnavailable("llama-cpp-python is not installed")
+        default_model_parts()
+    except ModelUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the phrasing model must be installed in CI: {exc}")
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="module")
+def llm_settings(mini_bundle, cache_dir) -> Settings:
+    _require_model()
+    # a generous budget: these tests check behaviour, not speed, on a machine shared with other jobs
+    return Settings(kg=str(mini_bundle), cache_dir=str(cache_dir), llm=True, llm_time_budget_s=120.0)
+
+
+@pytest.fixture(scope="module")
+def llm_agent(mini_agent, llm_settings) -> Agent:
+    agent = Agent(mini_agent.kg, llm_settings)
+    phrasing.install(agent)
+    assert agent.phraser is not None
+    return agent
+
+
+QUESTIONS = ["Who directed Good Will Hunting?", "Who wrote Good Will Hunting?", "When was Milk released?", "Who starred in Milk?"]
+
+
+def test_real_model_phrases_answers_and_users_only_see_guarded_text(llm_agent):
+    paths = []
+    for question in QUESTIONS:
+        reply = llm_agent.answer(question)
+        step = next(t for t in reply.trace if t.stage == "phrase")
+        paths.append(step.detail["path"])
+        assert not reply.error
+        for answer in reply.answers:  # every value reaches the user (dates in any format), whichever path won
+            assert find_phrase(list(phrase_key(reply.text)), phrase_key(answer)), (answer, reply.text)
+        if step.detail["path"] == "llm":
+            assert "llm_ms" in step.detail
+    assert "llm" in paths, paths  # the model's wording is used, not only the templates
+
+
+def test_the_model_is_loaded_once_per_process(llm_agent, llm_settings):
+    assert load_model(llm_settings) is llm_agent.phraser.model
+
+
+def _messages(agent: Agent, question: str) -> list[dict]:
+    understanding = agent.understander.understand(question)
+    facts = agent.handlers["factual"](understanding, None)
+    task, _ = task_for(facts, template_sentence(facts, agent.kg.bundle), agent.kg.bundle)
+    return task.messages()
+
+
+def test_a_timeout_aborts_generation_and_leaves_the_model_usable(llm_agent):
+    model = llm_agent.phraser.model
+    messages = _messages(llm_agent, "Who directed Milk?")
+    before = model.chat(messages, 48, 120.0).text
+    other = _messages(llm_agent, "Who wrote Good Will Hunting?")
+    with pytest.raises(GenerationTimeout):
+        model.chat(other, 48, 0.001)  # aborted inside llama.cpp, mid prompt evaluation
+    assert model.chat(messages, 48, 120.0).text == before
+
+
+def test_a_late_generation_gives_the_template_sentence(llm_agent, llm_settings, mini_agent):
+    from dataclasses import replace
+
+    hurried = Agent(mini_agent.kg, replace(llm_settings, llm_time_budget_s=0.001))
+    phrasing.install(hurried)
+    reply = hurried.answer("Who directed Good Will Hunting?")
+    step = next(t for t in reply.trace if t.stage == "phrase")
+    assert reply.text == "The director of Good Will Hunting is Gus Van Sant."
+    assert step.detail["path"] == "template" and step.detail["llm"].startswith("timeout")
+
+
+def test_concurrent_callers_are_serialised_and_get_the_same_words(llm_agent):
+    model = llm_agent.phraser.model
+    prompts = [_messages(llm_agent, q) for q in ("Who directed Good Will Hunting?", "Who starred in Milk?")]
+    alone = [model.chat(p, 48, 120.0).text for p in prompts]
+    together: dict[int, str] = {}
+
+    def run(i):
+        together[i] = model.chat(prompts[i], 48, 120.0).text
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [together[0], together[1]] == alone
+
+
+def test_a_corrupt_gguf_file_is_refused(tmp_path, llm_settings):
+    path = tmp_path / "broken.gguf"
+    path.write_bytes(b"GGUF" + os.urandom(4096))
+    with pytest.raises(ModelUnavailable, match="cannot load"):
+        LocalModel(path)
