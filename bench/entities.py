@@ -138,7 +138,7 @@ def main() -> None:
     parser.add_argument("--metaqa", default=str(Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "metaqa"))
     parser.add_argument("--n", type=int, default=600)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--hops", default="1,2,3")
+    parser.add_argument("--hops", default="1,2,3", help="comma-separated hops; empty for none")
     parser.add_argument("--no-hits", action="store_true", help="skip the hits@1 comparison")
     parser.add_argument("--f1", action="store_true", help="also train a held-out tagger and print its span F1")
     args = parser.parse_args()
@@ -148,7 +148,7 @@ def main() -> None:
     if manifest.is_file():
         print(f"NER model: {manifest.read_text().strip()}")
     index_only = Agent.from_settings(settings.with_overrides(ner=False))
-    for hop in args.hops.split(","):
+    for hop in filter(None, args.hops.split(",")):
         items = sample(Path(args.metaqa) / f"{hop}-hop", args.n, args.seed)
         figures = entity_figures(agent, items, random.Random(args.seed))
         print(f"{hop}-hop n={len(items)}  span EM {figures['span_em']:.4f}  IRI {figures['iri']:.4f}  "

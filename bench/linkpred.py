@@ -5,7 +5,7 @@ the rest; each held-out triple is scored as tail prediction (film, relation, ?),
 true object against (a) every entity and (b) the entities of the relation's value group (what
 the bot does), with the other known objects of (film, relation) filtered out.
 
-    .venv/bin/python bench/linkpred.py [--kb ../shared/data/metaqa/kb.txt] [--epochs 40] [--dim 64]
+    .venv/bin/python bench/linkpred.py [--kb ../shared/data/metaqa/kb.txt] [--epochs 12] [--dim 128]
 """
 
 from __future__ import annotations

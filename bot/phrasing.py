@@ -226,6 +226,7 @@ class PhrasingTask:
 
     question: str
     kind: str
+    topic: str  # the entity asked about; the sentence must name it
     asked: str
     values: tuple[str, ...]
     value_noun: str  # what the values are, in the plural ("films", "directors")
@@ -236,6 +237,11 @@ class PhrasingTask:
     @property
     def wording(self) -> tuple[tuple[str, ...], ...]:
         return tuple(w for s in self.sources for w in REQUIRED_WORDING.get(s, ()))
+
+    @property
+    def required(self) -> list[str]:
+        """What the sentence must name: the topic, and every value unless the template prints the list."""
+        return [t for t in (self.topic,) if t] + ([] if self.lead_in else list(self.values))
 
     @property
     def keeps_draft_numbers(self) -> bool:
@@ -279,7 +285,8 @@ def task_for(facts: Facts, template: Sentence, bundle: Bundle) -> tuple[Phrasing
     if facts.chain and facts.chain[0].relation in bundle.relations:
         asked = describe_chain(facts, bundle)[0]
         value_noun = bundle.relations[facts.chain[0].relation].plural if facts.chain[0].to_value else "films"
-    task = PhrasingTask(facts.question, facts.kind, asked, values, value_noun, sources, template.text, long_list)
+    topic = facts.topic[0].label if facts.topic else ""
+    task = PhrasingTask(facts.question, facts.kind, topic, asked, values, value_noun, sources, template.text, long_list)
     return task, ""
 
 
@@ -310,14 +317,9 @@ class Phraser:
             return sentence
         detail.update(llm_ms=round(generation.ms, 1), llm_tokens=generation.tokens)
         text = clean_output(generation.text)
-        if task.lead_in:
-            candidate = text.rstrip(" .:;,") + ": " + join_labels(list(task.values)) + "."
-            verdict = self.guard.check(text, facts, sentence.text, [], task.wording, task.keeps_draft_numbers)
-            detail["llm"] = "lead-in"
-        else:
-            candidate = text
-            verdict = self.guard.check(text, facts, sentence.text, list(task.values), task.wording, task.keeps_draft_numbers)
-            detail["llm"] = "sentence"
+        candidate = text.rstrip(" .:;,") + ": " + join_labels(list(task.values)) + "." if task.lead_in else text
+        verdict = self.guard.check(text, facts, sentence.text, task.required, task.wording, task.keeps_draft_numbers)
+        detail["llm"] = "lead-in" if task.lead_in else "sentence"
         if not verdict.ok:
             detail.update(llm="rejected", llm_output=text, llm_problems=list(verdict.problems))
             return Sentence(sentence.text, "llm-rejected")

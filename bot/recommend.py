@@ -116,17 +116,19 @@ class FilmRanker:
     def rank(self, liked: list[str], exclude: set[int], count: int, diversity: float) -> tuple[list[Pick], list[list[str]]]:
         themes = self.themes(liked)
         queries = np.stack([self.vectors[[self.position[f] for f in theme]].mean(axis=0) for theme in themes])
-        dist = np.sqrt(np.maximum(self.norms[None, :] - 2.0 * queries @ self.vectors.T + np.einsum("ij,ij->i", queries, queries)[:, None], 0.0))
+        # squared distances from each theme vector to every film: one matrix product over the film matrix
+        squared = self.norms[None, :] - 2.0 * (queries @ self.vectors.T) + np.einsum("ij,ij->i", queries, queries)[:, None]
         if exclude:
-            dist[:, list(exclude)] = np.inf
+            squared[:, list(exclude)] = np.inf
         pools = []
-        for row in dist:
+        for row in squared:
             take = min(CANDIDATES, len(row))
             top = np.argpartition(row, take - 1)[:take] if take < len(row) else np.arange(len(row))
             pools.append(top[np.isfinite(row[top])])
-        candidates = np.unique(np.concatenate(pools)) if pools else np.zeros(0, np.int64)
+        candidates = np.unique(np.concatenate(pools))
         if len(candidates) == 0:
             return [], themes
+        dist = np.sqrt(np.maximum(squared[:, candidates], 0.0))  # themes x candidates
         vectors = self.vectors[candidates]
         closest_pick = np.full(len(candidates), np.inf)  # distance of each candidate to the nearest pick so far
         taken = np.zeros(len(candidates), bool)
@@ -135,7 +137,7 @@ class FilmRanker:
         picks: list[Pick] = []
         while len(picks) < count and not taken.all():
             theme = len(picks) % len(themes)
-            relevance = dist[theme, candidates]
+            relevance = dist[theme]
             novelty = np.where(np.isfinite(closest_pick), closest_pick, 0.0)
             score = (1 - diversity) * relevance - diversity * novelty
             score[taken | ~np.isfinite(relevance)] = np.inf
@@ -155,27 +157,27 @@ class FilmRanker:
 
 
 def shared_neighbours(graph, bundle: Bundle, picks: list[str], liked: list[str]) -> dict[tuple[str, str], list[tuple[str, str]]]:
-    """(pick, liked film) -> [(property, value)] they share, by one query over both relation directions."""
+    """(pick, liked film) -> [(property, value)] they share.
+
+    One query fetches the relation neighbours of every pick and liked film (index lookups on a
+    bound film, cheap on any graph size); the shared ones are their intersection.
+    """
     forward = sorted({r.property for r in bundle.relations.values() if r.is_entity and r.direction == "forward"})
     inverse = sorted({r.property for r in bundle.relations.values() if r.is_entity and r.direction == "inverse"})
     branches = []
     if forward:
-        branches.append(f"{{ VALUES ?p {{ {' '.join(iri(p) for p in forward)} }} ?rec ?p ?v . ?liked ?p ?v . }}")
+        branches.append(f"{{ VALUES ?p {{ {' '.join(iri(p) for p in forward)} }} ?film ?p ?v . }}")
     if inverse:
-        branches.append(f"{{ VALUES ?p {{ {' '.join(iri(p) for p in inverse)} }} ?v ?p ?rec . ?v ?p ?liked . }}")
+        branches.append(f"{{ VALUES ?p {{ {' '.join(iri(p) for p in inverse)} }} ?v ?p ?film . }}")
     if not branches or not picks or not liked:
         return {}
-    query = (
-        "SELECT ?rec ?liked ?p ?v WHERE { "
-        f"VALUES ?rec {{ {' '.join(iri(p) for p in picks)} }} VALUES ?liked {{ {' '.join(iri(f) for f in liked)} }} "
-        + " UNION ".join(branches)
-        + " FILTER(isIRI(?v)) }"
-    )
-    out: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    films = list(dict.fromkeys(picks + liked))
+    query = f"SELECT ?film ?p ?v WHERE {{ VALUES ?film {{ {' '.join(iri(f) for f in films)} }} {' UNION '.join(branches)} FILTER(isIRI(?v)) }}"
+    neighbours: dict[str, set[tuple[str, str]]] = {f: set() for f in films}
     for row in graph.select(query):
-        if all(k in row for k in ("rec", "liked", "p", "v")):
-            out.setdefault((row["rec"].value, row["liked"].value), []).append((row["p"].value, row["v"].value))
-    return out
+        if all(k in row for k in ("film", "p", "v")):
+            neighbours[row["film"].value].add((row["p"].value, row["v"].value))
+    return {(p, f): sorted(neighbours[p] & neighbours[f]) for p in picks for f in liked if neighbours[p] & neighbours[f]}
 
 
 def reason(shared: list[Shared], liked_label: str, bundle: Bundle) -> str:
@@ -252,7 +254,19 @@ class Recommender:
         covered = [(e.start, e.end) for e in understanding.entities]
         # tokens inside a linked entity count as wording, so runs stop at them
         toks = [("and", s, e) if any(a <= s and e <= b for a, b in covered) else (t, s, e) for t, s, e in tokens(text)]
-        return [text[toks[a][1] : toks[b - 1][2]] for a, b in self.request_mentions.residual_runs(toks)]
+
+        def title_word(i: int) -> bool:  # a capitalised word of a name that is also question wording ("Star" Wars)
+            word, start, _ = toks[i]
+            return text[start].isupper() and word not in REQUEST_WORDS
+
+        names = []
+        for a, b in self.request_mentions.residual_runs(toks):
+            while a > 0 and title_word(a - 1):
+                a -= 1
+            while b < len(toks) and title_word(b):
+                b += 1
+            names.append(text[toks[a][1] : toks[b - 1][2]])
+        return names
 
     # -- answering
 

@@ -124,7 +124,7 @@ def atai_bundle(tmp_path_factory) -> tuple[Path, object]:
 
 @pytest.fixture(scope="module")
 def atai_agent(atai_bundle, cache_dir) -> Agent:
-    return Agent.from_settings(Settings(kg=str(atai_bundle[0]), cache_dir=str(cache_dir), llm=False))
+    return Agent.from_settings(Settings(kg=str(atai_bundle[0]), cache_dir=str(cache_dir), llm=False, ner=False))
 
 
 def test_bundle_schema_follows_the_graph(atai_bundle):

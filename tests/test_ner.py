@@ -263,6 +263,11 @@ def test_configured_model_file_is_used_instead(ner_agent, ner_settings, tmp_path
     install(missing)
     assert missing.understander.span_sources == [] and "not a file" in caplog.text
     assert missing.answer("who directed Milk").answers == ["Gus Van Sant"]
+    broken = tmp_path / "broken.pt"
+    broken.write_bytes(b"not a model")
+    unreadable = Agent(ner_agent.kg, ner_settings.with_overrides(ner_model=str(broken)))
+    install(unreadable)
+    assert unreadable.understander.span_sources == [] and "cannot load" in caplog.text
 
 
 def test_character_fallback_model_trains_saves_and_reloads(mini_bundle, tmp_path, monkeypatch):

@@ -199,6 +199,12 @@ def test_accepted_output_is_what_users_see_and_the_trace_says_so(mini_agent):
     assert "Gus Van Sant" in prompt and "Who directed Good Will Hunting?" in prompt and "Kind: factual" in prompt
 
 
+def test_the_sentence_must_name_what_was_asked_about(mini_agent):
+    template = template_sentence(GWH, mini_agent.kg.bundle)
+    sentence = phraser(ScriptedModel("It was directed by Gus Van Sant."), mini_agent).phrase(GWH, template, detail := {})
+    assert sentence.path == "llm-rejected" and "missing value 'Good Will Hunting'" in detail["llm_problems"]
+
+
 def test_rejected_output_falls_back_to_the_template(mini_agent):
     model = ScriptedModel("Gus Van Sant directed Good Will Hunting in 1997 for Miramax.")
     detail = {}
@@ -243,7 +249,7 @@ def test_multi_hop_answers_and_handler_sentences_keep_their_template(mini_agent)
 
 
 def test_agent_trace_records_the_phrasing_path(mini_agent):
-    agent = Agent(mini_agent.kg, Settings(kg=mini_agent.settings.kg, cache_dir=mini_agent.settings.cache_dir, llm=False))
+    agent = Agent(mini_agent.kg, Settings(kg=mini_agent.settings.kg, cache_dir=mini_agent.settings.cache_dir, llm=False, ner=False))
     agent.phraser = phraser(ScriptedModel("Good Will Hunting was directed by Gus Van Sant."), mini_agent)
     reply = agent.answer("Who directed Good Will Hunting?")
     assert reply.text == "Good Will Hunting was directed by Gus Van Sant."
@@ -255,7 +261,7 @@ def test_agent_trace_records_the_phrasing_path(mini_agent):
 
 
 def test_no_llm_leaves_the_template_path(mini_agent, caplog):
-    agent = Agent(mini_agent.kg, Settings(kg=mini_agent.settings.kg, cache_dir=mini_agent.settings.cache_dir, llm=False))
+    agent = Agent(mini_agent.kg, Settings(kg=mini_agent.settings.kg, cache_dir=mini_agent.settings.cache_dir, llm=False, ner=False))
     with caplog.at_level(logging.INFO, logger="bot.phrasing"):
         phrasing.install(agent)
     assert agent.phraser is None and "LLM phrasing is off" in caplog.text
@@ -266,7 +272,7 @@ def test_missing_or_foreign_model_file_leaves_the_template_path(mini_agent, tmp_
     path = tmp_path / "model.gguf"
     if content is not None:
         path.write_bytes(content)
-    agent = Agent(mini_agent.kg, Settings(kg=mini_agent.settings.kg, cache_dir=str(tmp_path), llm=True, llm_model=str(path)))
+    agent = Agent(mini_agent.kg, Settings(kg=mini_agent.settings.kg, cache_dir=str(tmp_path), llm=True, llm_model=str(path), ner=False))
     with caplog.at_level(logging.WARNING, logger="bot.phrasing"):
         phrasing.install(agent)
     assert agent.phraser is None and "LLM phrasing is off" in caplog.text

@@ -34,7 +34,7 @@ def _require_model() -> None:
 def llm_settings(mini_bundle, cache_dir) -> Settings:
     _require_model()
     # a generous budget: these tests check behaviour, not speed, on a machine shared with other jobs
-    return Settings(kg=str(mini_bundle), cache_dir=str(cache_dir), llm=True, llm_time_budget_s=120.0)
+    return Settings(kg=str(mini_bundle), cache_dir=str(cache_dir), llm=True, ner=False, llm_time_budget_s=120.0)
 
 
 @pytest.fixture(scope="module")

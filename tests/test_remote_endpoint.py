@@ -96,7 +96,7 @@ def local_agent(engine_only, mini_settings) -> Agent:
 
 @pytest.fixture(scope="module")
 def remote_agent(engine_only, endpoint, mini_bundle, cache_dir) -> Agent:
-    return Agent.from_settings(Settings(kg=endpoint, schema=str(mini_bundle), cache_dir=str(cache_dir), llm=False))
+    return Agent.from_settings(Settings(kg=endpoint, schema=str(mini_bundle), cache_dir=str(cache_dir), llm=False, ner=False))
 
 
 def test_remote_agent_answers_like_the_local_store(remote_agent, local_agent):
