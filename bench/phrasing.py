@@ -69,7 +69,16 @@ def numbers(text: str) -> set[str]:
     return {re.sub(r",(?=\d{3})", "", m.group()).rstrip(".,") for m in _NUMBER.finditer(text)}
 
 
-def audit(text: str, facts: Facts, template: str, labels) -> list[str]:
+def relation_words(bundle) -> set[str]:
+    """Words that name a kind of value, not a value ('writer', 'film'): some KGs also have them as tags."""
+    nouns = {"film", "films", "movie", "movies"}
+    for rel in bundle.relations.values():
+        nouns |= {normalize(rel.noun), normalize(rel.plural)}
+        nouns |= {normalize(s) + plural for s in rel.synonyms for plural in ("", "s")}
+    return nouns
+
+
+def audit(text: str, facts: Facts, template: str, labels, generic: set[str]) -> list[str]:
     """Numbers and KG labels in `text` that the facts, the question and the template do not contain."""
     allowed_text = " ".join(
         [facts.question, template, *(a.label for a in facts.answers), *(e.label for e in facts.topic)]
@@ -82,7 +91,7 @@ def audit(text: str, facts: Facts, template: str, labels) -> list[str]:
     for n in range(1, min(labels.max_tokens, 8) + 1):
         for i in range(len(shown) - n + 1):
             gram = " ".join(shown[i : i + n])
-            if labels.lookup(gram) and f" {gram} " not in allowed:
+            if labels.lookup(gram) and f" {gram} " not in allowed and gram not in generic and gram not in allowed_numbers:
                 flags.append(f"label {gram!r}")
     return flags
 
@@ -105,6 +114,7 @@ class Tally:
 def measure(agent: Agent, questions: list[str], tally: Tally, label: str) -> None:
     recorder = Recorder(agent.phraser)
     agent.phraser = recorder
+    generic = relation_words(agent.kg.bundle)
     for question in questions:
         recorder.last = None
         wall0, cpu0 = time.perf_counter(), time.process_time()
@@ -132,7 +142,7 @@ def measure(agent: Agent, questions: list[str], tally: Tally, label: str) -> Non
         if len(facts.answers) == 1 and len(facts.chain) <= 1:
             tally.single_wall.append(wall)
             tally.single_cpu.append(cpu)
-        flags = audit(reply.text, facts, template.text, agent.kg.labels)
+        flags = audit(reply.text, facts, template.text, agent.kg.labels, generic)
         if flags:
             tally.flagged.append((label, reply.text, flags))
             tally.llm_flagged_n += step.detail["path"] == "llm"

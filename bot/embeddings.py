@@ -14,6 +14,7 @@ the graph nor the crowd has the triple, and on request ("what do the embeddings 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import re
@@ -354,9 +355,7 @@ def build_step(settings, bundle: Bundle, folder: Path, key: str, quiet: bool = F
         embeddings = shipped_embeddings(bundle, key, data, settings.embedding_max_missing)
         source = f"bundle:{bundle.embeddings}" if embeddings is not None else "trained"
         if embeddings is None:
-            try:
-                import torch  # noqa: F401
-            except ImportError:
+            if importlib.util.find_spec("torch") is None:
                 log.warning("KG embeddings are off: torch is not installed (pip install -e '.[embeddings]')")
                 return
             config = config_from(settings)

@@ -159,24 +159,28 @@ class FilmRanker:
 def shared_neighbours(graph, bundle: Bundle, picks: list[str], liked: list[str]) -> dict[tuple[str, str], list[tuple[str, str]]]:
     """(pick, liked film) -> [(property, value)] they share.
 
-    One query fetches the relation neighbours of every pick and liked film (index lookups on a
-    bound film, cheap on any graph size); the shared ones are their intersection.
+    One query fetches every triple around the picks and the liked films (lookups on a bound
+    subject or object, so its cost does not grow with the graph and no join order can turn it
+    into a scan); the relation neighbours they share are the intersection of those sets.
     """
-    forward = sorted({r.property for r in bundle.relations.values() if r.is_entity and r.direction == "forward"})
-    inverse = sorted({r.property for r in bundle.relations.values() if r.is_entity and r.direction == "inverse"})
-    branches = []
-    if forward:
-        branches.append(f"{{ VALUES ?p {{ {' '.join(iri(p) for p in forward)} }} ?film ?p ?v . }}")
-    if inverse:
-        branches.append(f"{{ VALUES ?p {{ {' '.join(iri(p) for p in inverse)} }} ?v ?p ?film . }}")
-    if not branches or not picks or not liked:
+    forward = {r.property for r in bundle.relations.values() if r.is_entity and r.direction == "forward"}
+    inverse = {r.property for r in bundle.relations.values() if r.is_entity and r.direction == "inverse"}
+    if not picks or not liked or not (forward or inverse):
         return {}
     films = list(dict.fromkeys(picks + liked))
-    query = f"SELECT ?film ?p ?v WHERE {{ VALUES ?film {{ {' '.join(iri(f) for f in films)} }} {' UNION '.join(branches)} FILTER(isIRI(?v)) }}"
+    branches = []
+    if forward:
+        branches.append("{ ?film ?p ?v . BIND(true AS ?out) }")
+    if inverse:
+        branches.append("{ ?v ?p ?film . BIND(false AS ?out) }")
+    query = f"SELECT ?film ?p ?v ?out WHERE {{ VALUES ?film {{ {' '.join(iri(f) for f in films)} }} {' UNION '.join(branches)} FILTER(isIRI(?v)) }}"
     neighbours: dict[str, set[tuple[str, str]]] = {f: set() for f in films}
     for row in graph.select(query):
-        if all(k in row for k in ("film", "p", "v")):
-            neighbours[row["film"].value].add((row["p"].value, row["v"].value))
+        if not all(k in row for k in ("film", "p", "v", "out")):
+            continue
+        prop = row["p"].value
+        if prop in (forward if row["out"].value == "true" else inverse):
+            neighbours[row["film"].value].add((prop, row["v"].value))
     return {(p, f): sorted(neighbours[p] & neighbours[f]) for p in picks for f in liked if neighbours[p] & neighbours[f]}
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -53,54 +52,39 @@ t:slash wdt:P31 wd:Q5 ; rdfs:label "Back\\Slash O'Neil"@en .
 t:drama wdt:P31 wd:Q201658 ; rdfs:label "drama film"@en .
 '''
 
-MINI_TOML = '''
-[bundle]
-name = "mini"
-graph = ["graph.ttl"]
+def bundle_toml(name: str, relations: dict[str, dict[str, str]], **bundle_keys: str) -> str:
+    """A Wikidata-shaped test bundle.toml: film/person/genre classes and the given relation tables."""
+    lines = ["[bundle]", f'name = "{name}"', 'graph = ["graph.ttl"]']
+    lines += [f"{key} = {value}" for key, value in bundle_keys.items()]
+    lines += [
+        "", "[prefixes]", 'wd = "http://www.wikidata.org/entity/"', 'wdt = "http://www.wikidata.org/prop/direct/"',
+        'ddis = "http://ddis.ch/atai/"', "", "[schema]", 'label = "rdfs:label"', 'type = "wdt:P31"', "", "[classes]",
+        'film = ["wd:Q11424"]', 'person = ["wd:Q5"]', 'genre = ["wd:Q201658"]',
+    ]
+    for relation, table in relations.items():
+        lines += ["", f"[relations.{relation}]", *(f'{key} = "{value}"' for key, value in table.items())]
+    return "\n".join(lines) + "\n"
 
-[prefixes]
-wd = "http://www.wikidata.org/entity/"
-wdt = "http://www.wikidata.org/prop/direct/"
 
-[schema]
-label = "rdfs:label"
-type = "wdt:P31"
+DIRECTOR = {"property": "wdt:P57", "value_class": "person"}
+SCREENWRITER = {"property": "wdt:P58", "value_class": "person"}
+CAST = {"property": "wdt:P161", "value_class": "person"}
+GENRE = {"property": "wdt:P136", "value_class": "genre"}
+DATE = {"property": "wdt:P577", "kind": "date"}
+BOX_OFFICE = {"property": "wdt:P2142", "kind": "number"}
+IMDB = {"property": "wdt:P345", "kind": "text"}
 
-[classes]
-film = ["wd:Q11424"]
-person = ["wd:Q5"]
-genre = ["wd:Q201658"]
-
-[relations.director]
-property = "wdt:P57"
-value_class = "person"
-
-[relations.screenwriter]
-property = "wdt:P58"
-value_class = "person"
-
-[relations.cast_member]
-property = "wdt:P161"
-value_class = "person"
-
-[relations.genre]
-property = "wdt:P136"
-value_class = "genre"
-
-[relations.publication_date]
-property = "wdt:P577"
-kind = "date"
-
-[relations.box_office]
-property = "wdt:P2142"
-kind = "number"
-'''
+MINI_TOML = bundle_toml(
+    "mini",
+    {"director": DIRECTOR, "screenwriter": SCREENWRITER, "cast_member": CAST, "genre": GENRE,
+     "publication_date": DATE, "box_office": BOX_OFFICE},
+)
 
 
 def write_mini_bundle(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "graph.ttl").write_text(MINI_TTL, encoding="utf-8")
-    (folder / "bundle.toml").write_text(textwrap.dedent(MINI_TOML), encoding="utf-8")
+    (folder / "bundle.toml").write_text(MINI_TOML, encoding="utf-8")
     return folder
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import textwrap
 from collections import Counter, defaultdict
 
 import numpy as np
@@ -29,7 +28,7 @@ from bot.crowd import (
     read_votes,
     resolve_term,
 )
-from conftest import shared_path
+from conftest import BOX_OFFICE, CAST, DATE, DIRECTOR, GENRE, bundle_toml, shared_path
 
 PREFIXES = {
     "wd": "http://www.wikidata.org/entity/",
@@ -239,53 +238,19 @@ wd:Q6548158 wdt:P31 wd:Q11424 ; rdfs:label "Amber Fields"@en ; wdt:P136 wd:Q3399
 wd:Q33999 wdt:P31 wd:Q201658 ; rdfs:label "stage drama"@en .
 """
 
-CROWD_TOML = """
-[bundle]
-name = "crowdtest"
-graph = ["graph.ttl"]
-crowd = ["{crowd}"]
 
-[prefixes]
-wd = "http://www.wikidata.org/entity/"
-wdt = "http://www.wikidata.org/prop/direct/"
-ddis = "http://ddis.ch/atai/"
-
-[schema]
-label = "rdfs:label"
-type = "wdt:P31"
-
-[classes]
-film = ["wd:Q11424"]
-person = ["wd:Q5"]
-genre = ["wd:Q201658"]
-
-[relations.genre]
-property = "wdt:P136"
-value_class = "genre"
-
-[relations.director]
-property = "wdt:P57"
-value_class = "person"
-
-[relations.cast_member]
-property = "wdt:P161"
-value_class = "person"
-
-[relations.publication_date]
-property = "wdt:P577"
-kind = "date"
-
-[relations.box_office]
-property = "wdt:P2142"
-kind = "number"
-"""
 
 
 @pytest.fixture(scope="module")
 def crowd_agent(course_file, tmp_path_factory, cache_dir):
     folder = tmp_path_factory.mktemp("crowdtest")
     (folder / "graph.ttl").write_text(CROWD_TTL, encoding="utf-8")
-    (folder / "bundle.toml").write_text(textwrap.dedent(CROWD_TOML.format(crowd=course_file)), encoding="utf-8")
+    toml = bundle_toml(
+        "crowdtest",
+        {"genre": GENRE, "director": DIRECTOR, "cast_member": CAST, "publication_date": DATE, "box_office": BOX_OFFICE},
+        crowd=f'["{course_file}"]',
+    )
+    (folder / "bundle.toml").write_text(toml, encoding="utf-8")
     return Agent.from_settings(Settings(kg=str(folder), cache_dir=str(cache_dir), llm=False, ner=False))
 
 

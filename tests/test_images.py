@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import textwrap
 from dataclasses import replace
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from bot.agent import Agent
 from bot.config import Settings
 from bot.images import ImageIndex, ImageIndexError, install, imdb_url
+from conftest import CAST, IMDB, bundle_toml
 
 PICTURES_TTL = r"""
 @prefix wd: <http://www.wikidata.org/entity/> .
@@ -29,32 +29,7 @@ t:gravity wdt:P31 wd:Q11424 ; rdfs:label "Gravity"@en ; wdt:P345 "tt1454468" ; w
 t:catwoman wdt:P31 wd:Q11424 ; rdfs:label "Catwoman"@en ; wdt:P345 "tt0327554" ; wdt:P161 t:halle .
 """
 
-PICTURES_TOML = """
-[bundle]
-name = "pictures"
-graph = ["graph.ttl"]
-images = "images.json"
-
-[prefixes]
-wd = "http://www.wikidata.org/entity/"
-wdt = "http://www.wikidata.org/prop/direct/"
-
-[schema]
-label = "rdfs:label"
-type = "wdt:P31"
-
-[classes]
-film = ["wd:Q11424"]
-person = ["wd:Q5"]
-
-[relations.cast_member]
-property = "wdt:P161"
-value_class = "person"
-
-[relations.imdb_id]
-property = "wdt:P345"
-kind = "text"
-"""
+PICTURES_TOML = bundle_toml("pictures", {"cast_member": CAST, "imdb_id": IMDB}, images='"images.json"')
 
 # MovieNet layout: img, movie, cast, type; plus entries a tolerant reader must survive
 IMAGES = [
@@ -78,7 +53,7 @@ IMAGES = [
 def write_pictures_bundle(folder, images=IMAGES):
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "graph.ttl").write_text(PICTURES_TTL, encoding="utf-8")
-    (folder / "bundle.toml").write_text(textwrap.dedent(PICTURES_TOML), encoding="utf-8")
+    (folder / "bundle.toml").write_text(PICTURES_TOML, encoding="utf-8")
     (folder / "images.json").write_text(json.dumps(images), encoding="utf-8")
     return folder
 
