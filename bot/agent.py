@@ -33,7 +33,7 @@ SMALLTALK_REPLIES = {
     "help": (
         "I answer questions about films from my knowledge graph, for example "
         "\"Who directed Good Will Hunting?\", \"What genres are the films written by Quentin Tarantino?\" "
-        "or \"Which movies share the director of Casablanca?\"."
+        "or \"Which movies share the director of Jaws?\"."
     ),
 }
 
