@@ -39,7 +39,7 @@ class ModelUnavailable(RuntimeError):
     """The model file is missing, corrupt or cannot be loaded; phrasing falls back to templates."""
 
 
-class GenerationTimeout(RuntimeError):
+class GenerationTimeout(TimeoutError):
     """A generation ran past its time budget and was aborted."""
 
 
@@ -150,10 +150,13 @@ class LocalModel:
                     messages, temperature=self.temperature, max_tokens=max_tokens, stop=["\n"], stream=True
                 )
                 for chunk in stream:
-                    pieces.append(chunk["choices"][0]["delta"].get("content") or "")
+                    if content := chunk["choices"][0]["delta"].get("content"):
+                        pieces.append(content)
                     if time.monotonic() > self._deadline:
                         raise GenerationTimeout(f"generation took longer than {budget_s:.1f} s")
-            except RuntimeError as exc:  # llama_decode returns non-zero when the abort callback fired
+            except GenerationTimeout:
+                raise
+            except Exception as exc:  # llama_decode fails (non-zero) when the abort callback fired, or on OOM
                 self._llm.reset()  # llama.cpp dropped the sequence's cache; forget the cached prefix too
                 if time.monotonic() > self._deadline:
                     raise GenerationTimeout(f"generation took longer than {budget_s:.1f} s") from exc

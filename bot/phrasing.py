@@ -25,6 +25,7 @@ from .text import fold
 log = logging.getLogger(__name__)
 
 LEAD_IN_OVER = 4  # longer lists are printed by the template; the model writes only their lead-in
+LEAD_IN_MAX_WORDS = 20
 PHRASED_KINDS = ("factual", "crowd", "embedding")
 # wording a phrased sentence must keep, per fact source: each entry lists accepted alternatives
 REQUIRED_WORDING = {
@@ -168,18 +169,24 @@ class FaithfulnessGuard:
         required: list[str],
         wording: tuple[tuple[str, ...], ...] = (),
         keep_numbers: bool = False,
+        absent: list[str] = (),
+        max_words: int = 60,
     ) -> Verdict:
         """`required`: values that must appear; `wording`: phrases to keep (any one alternative each);
-        `keep_numbers`: every number of the template must appear too (crowd votes, agreement)."""
+        `keep_numbers`: every number of the template must appear too (crowd votes, agreement);
+        `absent`: values that must not appear (a lead-in's list follows it); `max_words`: no rambling."""
         problems: list[str] = []
         text = canonical_dates(text.strip())
         if not text or "\n" in text:
             return Verdict(False, ("not a single line",))
         written = words(text)
         sequence = [f for _, f in written]
+        if len(sequence) > max_words:
+            problems.append(f"longer than {max_words} words")
         for value in required:
             if not find_phrase(sequence, phrase_key(value)):
                 problems.append(f"missing value {value!r}")
+        problems += [f"repeats value {v!r}" for v in absent if find_phrase(sequence, phrase_key(v))]
         for alternatives in wording:
             if not any(find_phrase(sequence, phrase_key(p)) for p in alternatives):
                 problems.append(f"missing wording {alternatives[0]!r}")
@@ -242,6 +249,10 @@ class PhrasingTask:
     def required(self) -> list[str]:
         """What the sentence must name: the topic, and every value unless the template prints the list."""
         return [t for t in (self.topic,) if t] + ([] if self.lead_in else list(self.values))
+
+    @property
+    def max_words(self) -> int:
+        return LEAD_IN_MAX_WORDS if self.lead_in else 2 * len(words(self.draft)) + 5
 
     @property
     def keeps_draft_numbers(self) -> bool:
@@ -311,14 +322,23 @@ class Phraser:
             log.warning("phrasing fell back to the template: %s", exc)
             detail["llm"] = f"timeout: {exc}"
             return sentence
-        except (RuntimeError, MemoryError, ValueError) as exc:
+        except Exception as exc:  # noqa: BLE001 - out of memory, a broken model: the template still answers
             log.warning("phrasing fell back to the template: the model failed (%s)", exc)
             detail["llm"] = f"error: {exc}"
             return sentence
         detail.update(llm_ms=round(generation.ms, 1), llm_tokens=generation.tokens)
         text = clean_output(generation.text)
         candidate = text.rstrip(" .:;,") + ": " + join_labels(list(task.values)) + "." if task.lead_in else text
-        verdict = self.guard.check(text, facts, sentence.text, task.required, task.wording, task.keeps_draft_numbers)
+        verdict = self.guard.check(
+            text,
+            facts,
+            sentence.text,
+            task.required,
+            task.wording,
+            task.keeps_draft_numbers,
+            absent=list(task.values) if task.lead_in else [],
+            max_words=task.max_words,
+        )
         detail["llm"] = "lead-in" if task.lead_in else "sentence"
         if not verdict.ok:
             detail.update(llm="rejected", llm_output=text, llm_problems=list(verdict.problems))

@@ -13,6 +13,8 @@ from bot.config import REPO_ROOT, Settings
 # The Flair NER layer trains a model per KG (minutes on 2 cores); only its own tests turn it on.
 # This also reaches CLI commands and subprocesses the tests start (Settings read MOVIEBOT_* variables).
 os.environ.setdefault("MOVIEBOT_NER", "false")
+# Likewise LLM phrasing: only tests/test_phrasing*.py turn it on (template sentences are deterministic).
+os.environ.setdefault("MOVIEBOT_LLM", "false")
 
 SHARED = Path(os.environ.get("MOVIEBOT_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 

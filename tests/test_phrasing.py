@@ -236,6 +236,16 @@ def test_long_lists_get_a_model_lead_in_and_the_template_list(mini_agent):
     assert "Film Number One" not in model.prompts[0][-1]["content"]  # the model never writes the list
     invented = ScriptedModel("Gus Van Sant, who won an Oscar, directed these 6 films:")
     assert phraser(invented, mini_agent).phrase(facts, template, {}).path == "llm-rejected"
+    listing = ScriptedModel("Gus Van Sant directed Film Number One and these other films:")  # the list would repeat
+    assert phraser(listing, mini_agent).phrase(facts, template, detail := {}).path == "llm-rejected"
+    assert "repeats value 'Film Number One'" in detail["llm_problems"]
+
+
+def test_rambling_output_is_rejected(mini_agent):
+    template = template_sentence(GWH, mini_agent.kg.bundle)
+    rambling = "Gus Van Sant directed Good Will Hunting" + ", and it was good" * 20 + "."
+    sentence = phraser(ScriptedModel(rambling), mini_agent).phrase(GWH, template, detail := {})
+    assert sentence.path == "llm-rejected" and any(p.startswith("longer than") for p in detail["llm_problems"])
 
 
 def test_multi_hop_answers_and_handler_sentences_keep_their_template(mini_agent):
