@@ -126,6 +126,7 @@ class LocalModel:
         self.temperature = temperature
         self._lock = threading.Lock()
         self._deadline = float("inf")
+        self._primed = None  # llama state after the shared prompt prefix (see prime)
         try:
             self._llm = Llama(
                 str(path), n_ctx=context, n_threads=threads, n_threads_batch=threads, n_batch=256, verbose=False, seed=0
@@ -136,6 +137,26 @@ class LocalModel:
         # llama.cpp polls this between graph nodes, so even a long prompt evaluation stops at the deadline
         self._abort = low_level.ggml_abort_callback(lambda _data: time.monotonic() > self._deadline)
         low_level.llama_set_abort_callback(self._llm.ctx, self._abort, ctypes.c_void_p())
+
+    def prime(self, messages: list[dict]) -> None:
+        """Evaluate the prompt prefix every call shares once, with no time budget, and keep that state.
+
+        An aborted call then restores it instead of starting from an empty cache; otherwise the
+        next call would have to evaluate the whole prefix again within its budget, be aborted
+        again, and so on."""
+        with self._lock:
+            if self._primed is None:
+                self._llm.create_chat_completion(messages, temperature=self.temperature, max_tokens=1)
+                self._primed = self._llm.save_state()
+
+    @property
+    def cached_tokens(self) -> int:
+        """How many prompt tokens the model holds evaluated for the next call to reuse."""
+        return self._llm.n_tokens
+
+    @property
+    def primed_tokens(self) -> int:
+        return self._primed.n_tokens if self._primed is not None else 0
 
     def chat(self, messages: list[dict], max_tokens: int, budget_s: float) -> Generation:
         """The assistant's reply to `messages`, or GenerationTimeout past `budget_s` (waiting included)."""
@@ -157,7 +178,7 @@ class LocalModel:
             except GenerationTimeout:
                 raise
             except Exception as exc:  # llama_decode fails (non-zero) when the abort callback fired, or on OOM
-                self._llm.reset()  # llama.cpp dropped the sequence's cache; forget the cached prefix too
+                self._recover()
                 if time.monotonic() > self._deadline:
                     raise GenerationTimeout(f"generation took longer than {budget_s:.1f} s") from exc
                 raise
@@ -165,6 +186,14 @@ class LocalModel:
         finally:
             self._deadline = float("inf")
             self._lock.release()
+
+
+    def _recover(self) -> None:
+        """llama.cpp dropped the sequence's cache: go back to the primed prefix, or to nothing."""
+        if self._primed is not None:
+            self._llm.load_state(self._primed)
+        else:
+            self._llm.reset()
 
 
 _loaded: dict[tuple, LocalModel] = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -71,6 +72,9 @@ EXAMPLES = [
     {"role": "user", "content": "Question: which movies did Michael Curtiz direct\nKind: factual\nFacts (the films whose director is Michael Curtiz): 9 films, listed after your words.\nWrite only a short lead-in that ends with a colon. Do not list them."},
     {"role": "assistant", "content": "Michael Curtiz directed these 9 films:"},
 ]
+
+# the shared start of every prompt, evaluated once when the model loads
+PRIMER = [{"role": "system", "content": SYSTEM_PROMPT}, *EXAMPLES, {"role": "user", "content": "Question:"}]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -367,6 +371,15 @@ def install(agent) -> None:
         log.warning("LLM phrasing is off, replies use template sentences: %s", exc)
         return
     agent.phraser = Phraser(model, agent.kg.bundle, FaithfulnessGuard(agent.kg.labels), settings)
+    # answers asked while the model primes (a few seconds) get template sentences: the model is busy
+    threading.Thread(target=prime, args=(model,), name="llm-prime", daemon=True).start()
+
+
+def prime(model: LocalModel) -> None:
+    try:
+        model.prime(PRIMER)
+    except Exception as exc:  # noqa: BLE001 - unprimed, the model still works, only recovers more slowly
+        log.warning("could not prime the phrasing model: %s", exc)
 
 
 def build_step(settings: Settings, bundle: Bundle, folder, key, quiet: bool = False, force: bool = False) -> None:

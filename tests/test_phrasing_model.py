@@ -16,7 +16,7 @@ from bot.agent import Agent
 from bot.config import Settings
 from bot.llm_model import GenerationTimeout, LocalModel, ModelUnavailable, default_model_parts, load_model
 from bot.generation import template_sentence
-from bot.phrasing import find_phrase, phrase_key, task_for
+from bot.phrasing import PRIMER, find_phrase, phrase_key, task_for
 
 
 def _require_model() -> None:
@@ -75,11 +75,15 @@ def _messages(agent: Agent, question: str) -> list[dict]:
 
 def test_a_timeout_aborts_generation_and_leaves_the_model_usable(llm_agent):
     model = llm_agent.phraser.model
+    model.prime(PRIMER)  # waits for the priming thread install() started
+    primed = model.primed_tokens
+    assert primed > 100  # the system prompt and the worked examples
     messages = _messages(llm_agent, "Who directed Milk?")
     before = model.chat(messages, 48, 120.0).text
     other = _messages(llm_agent, "Who wrote Good Will Hunting?")
     with pytest.raises(GenerationTimeout):
         model.chat(other, 48, 0.001)  # aborted inside llama.cpp, mid prompt evaluation
+    assert model.cached_tokens == primed  # back to the primed prefix, not to an empty cache
     assert model.chat(messages, 48, 120.0).text == before
 
 
