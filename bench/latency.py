@@ -48,6 +48,7 @@ def synth_questions(agent, n: int, seed: int, mix: str) -> list[tuple[str, int]]
     """
     from bot.questions import QuestionGenerator, supported_chains
     from bot.retrieval import iri
+    from bot.understand import topic_role
 
     rng = random.Random(seed)
     labels = agent.kg.labels
@@ -55,14 +56,13 @@ def synth_questions(agent, n: int, seed: int, mix: str) -> list[tuple[str, int]]
     topics: dict[tuple[str, str], list[int]] = {}
 
     def topics_for(chain) -> list[int]:
-        hop = chain.hops[0]
-        rel = bundle.relations[hop.relation]
-        side = "s" if (rel.direction == "forward") == hop.to_value else "o"
-        if (rel.name, side) not in topics:
-            rows = agent.kg.graph.select(f"SELECT DISTINCT ?{side} WHERE {{ ?s {iri(rel.property)} ?o }}")
+        role = topic_role(bundle, chain.hops[0])
+        if role not in topics:
+            relation, side = role
+            rows = agent.kg.graph.select(f"SELECT DISTINCT ?{side} WHERE {{ ?s {iri(bundle.relations[relation].property)} ?o }}")
             ids = (labels.by_iri.get(row[side].value) for row in rows if side in row)
-            topics[rel.name, side] = sorted(i for i in ids if i is not None)
-        return [i for i in topics[rel.name, side] if labels.groups[i] == chain.start]
+            topics[role] = sorted(i for i in ids if i is not None)
+        return [i for i in topics[role] if labels.groups[i] == chain.start]
 
     chains = [c for c in supported_chains(bundle) if mix == "uniform" or through_people(c, bundle)]
     pools = {c.code: topics_for(c) for c in chains}

@@ -44,12 +44,12 @@ def template_vocabulary(bundle: Bundle) -> frozenset[str]:
     """
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-    words = set(ENGLISH_STOP_WORDS)
     texts = [*FILM_SLOTS, *FILM_LIST_FRAMES, *SHARE_FRAMES, *SHARE_QUESTIONS, *VALUE_NPS]
     for rel in bundle.relations.values():
         texts += [rel.noun, rel.plural, *rel.synonyms, *rel.asks, *rel.films, *rel.finds]
-    for text in texts:
-        words.update(t for t, _, _ in tokens(text.replace("{", " ").replace("}", " ")))
+    words = {t for text in texts for t, _, _ in tokens(text.replace("{", " ").replace("}", " "))}
+    words |= {w + "s" for w in words if len(w) > 3 and w.isalpha()}  # "filmmakers" from a synonym "filmmaker"
+    words |= ENGLISH_STOP_WORDS
     words -= {"film", "value", "e", "np", "noun", "plural"}
     words |= {"film", "films", "movie", "movies", "please", "tell", "know", "let", "me", "want", "like", "can", "could", "would"}
     return frozenset(words)

@@ -20,7 +20,8 @@ from .labels import LabelIndex, build_label_index
 from .store import LocalGraph, RemoteGraph, build_store, graph_hash
 
 log = logging.getLogger(__name__)
-CLASSIFIER_VERSION = "chain-clf-4"
+CLASSIFIER_VERSION = "chain-clf-5"
+LABELS_VERSION = "labels-2"  # roles per entity
 
 
 @dataclass
@@ -64,6 +65,14 @@ def _record(folder: Path, name: str, key: str) -> None:
     write_manifest(folder, **manifest)
 
 
+def _labels_key(bundle: Bundle, graph_key: str) -> str:
+    return combine(graph_key, bundle.schema_hash(), __version__, LABELS_VERSION)
+
+
+def _classifier_key(bundle: Bundle) -> str:
+    return combine(bundle.schema_hash(), CLASSIFIER_VERSION)
+
+
 def build(settings: Settings, quiet: bool = False, force: bool = False) -> Path:
     """Build (or reuse) the store, label index and classifier for settings.kg; return the cache folder."""
     bundle = resolve_bundle(settings)
@@ -77,14 +86,12 @@ def build(settings: Settings, quiet: bool = False, force: bool = False) -> Path:
 
             shutil.rmtree(folder / "store")
         graph = LocalGraph(build_store(bundle, folder, quiet=quiet))
-    labels_key = combine(key, bundle.schema_hash(), __version__)
-    if force or not _artefact_fresh(folder, "labels.pkl", labels_key):
+    if force or not _artefact_fresh(folder, "labels.pkl", labels_key := _labels_key(bundle, key)):
         with progress() as bar:
             index = build_label_index(graph, bundle, bar if not quiet else None)
         index.save(folder / "labels.pkl")
         _record(folder, "labels.pkl", labels_key)
-    clf_key = combine(bundle.schema_hash(), CLASSIFIER_VERSION)
-    if force or not _artefact_fresh(folder, "classifier.pkl", clf_key):
+    if force or not _artefact_fresh(folder, "classifier.pkl", clf_key := _classifier_key(bundle)):
         with progress() as bar:
             task = bar.add_task("question classifier", total=1, visible=not quiet)
             ChainClassifier.train(bundle).save(folder / "classifier.pkl")
@@ -102,8 +109,8 @@ def open_kg(settings: Settings, build_if_missing: bool = True) -> KG:
     folder, key = cache_folder(bundle, settings)
     fresh = (
         (bundle.endpoint or read_manifest(folder / "store").get("key") == key)
-        and _artefact_fresh(folder, "labels.pkl", combine(key, bundle.schema_hash(), __version__))
-        and _artefact_fresh(folder, "classifier.pkl", combine(bundle.schema_hash(), CLASSIFIER_VERSION))
+        and _artefact_fresh(folder, "labels.pkl", _labels_key(bundle, key))
+        and _artefact_fresh(folder, "classifier.pkl", _classifier_key(bundle))
     )
     if not fresh:
         if not build_if_missing:

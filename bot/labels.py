@@ -6,6 +6,7 @@ rapidfuzz over the label list) instead of SPARQL REGEX scans, which cost seconds
 
 from __future__ import annotations
 
+import bisect
 import pickle
 import re
 from collections import defaultdict
@@ -32,13 +33,23 @@ class LabelIndex:
     by_norm: dict[str, list[int]] = field(default_factory=dict)  # normalised label -> entity ids
     by_iri: dict[str, int] = field(default_factory=dict)
     max_tokens: int = 1
+    # per entity, a bit per (relation, side) it takes part in: bit 2*r for subject, 2*r+1 for object
+    roles: list[int] = field(default_factory=list)
+    role_bits: dict[tuple[str, str], int] = field(default_factory=dict)  # (relation name, "s"|"o") -> bit
 
     @property
-    def keys(self) -> list[str]:
-        keys = getattr(self, "_keys", None)
-        if keys is None:
-            keys = self._keys = list(self.by_norm)
-        return keys
+    def keys_by_length(self) -> tuple[list[str], list[int]]:
+        """Normalised labels sorted by length, and their lengths (for `band`)."""
+        sorted_keys = getattr(self, "_sorted_keys", None)
+        if sorted_keys is None:
+            keys = sorted(self.by_norm, key=len)
+            sorted_keys = self._sorted_keys = (keys, [len(k) for k in keys])
+        return sorted_keys
+
+    def band(self, low: float, high: float) -> list[str]:
+        """Normalised labels whose length lies in [low, high]: the only ones a length-bounded score can reach."""
+        keys, lengths = self.keys_by_length
+        return keys[bisect.bisect_left(lengths, low) : bisect.bisect_right(lengths, high)]
 
     def lookup(self, norm: str) -> list[int]:
         return self.by_norm.get(norm, [])
@@ -47,8 +58,16 @@ class LabelIndex:
         """Normalised labels within `threshold` (rapidfuzz ratio, 0-100) of `norm`, best first."""
         if not norm:
             return []
-        hits = process.extract(norm, self.keys, scorer=fuzz.ratio, processor=None, score_cutoff=threshold, limit=limit)
+        # ratio = 100 * (1 - distance / (la + lb)) and distance >= |la - lb|, so lb lies in a band around la
+        t = threshold / 100
+        keys = self.band(len(norm) * t / (2 - t), len(norm) * (2 - t) / t) if t > 0 else self.keys_by_length[0]
+        hits = process.extract(norm, keys, scorer=fuzz.ratio, processor=None, score_cutoff=threshold, limit=limit)
         return [(key, score) for key, score, _ in hits]
+
+    def has_role(self, idx: int, relation: str, side: str) -> bool:
+        """Whether entity `idx` is the subject ("s") or object ("o") of some `relation` triple."""
+        bit = self.role_bits.get((relation, side))
+        return bit is not None and bool(self.roles[idx] >> bit & 1)
 
     def label_of(self, iri: str) -> str | None:
         idx = self.by_iri.get(iri)
@@ -112,13 +131,17 @@ def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
             groups[s.value] = group
     tick()
     degree: dict[str, int] = defaultdict(int)
+    roles: dict[str, int] = defaultdict(int)
+    role_bits: dict[tuple[str, str], int] = {}
     for rel in bundle.relations.values():
         for side in ("s", "o"):
+            bit = role_bits[rel.name, side] = len(role_bits)
             query = f"SELECT ?{side} (COUNT(*) AS ?n) WHERE {{ ?s <{rel.property}> ?o }} GROUP BY ?{side}"
             for row in graph.select(query):
                 node = row.get(side)
                 if node is not None and node.is_iri:
                     degree[node.value] += int(row["n"].value)
+                    roles[node.value] |= 1 << bit
         tick()
     years: dict[str, int] = {}
     date_rel = bundle.date_relation
@@ -142,6 +165,7 @@ def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
         index.groups.append(groups.get(iri, ""))
         index.degree.append(degree.get(iri, 0))
         index.years.append(years.get(iri))
+        index.roles.append(roles.get(iri, 0))
         index.by_iri[iri] = idx
         for label in set(labels[iri]):
             norm = normalize(label)
@@ -149,4 +173,5 @@ def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
                 by_norm[norm].append(idx)
                 index.max_tokens = max(index.max_tokens, norm.count(" ") + 1)
     index.by_norm = dict(by_norm)
+    index.role_bits = role_bits
     return index

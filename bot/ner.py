@@ -22,7 +22,6 @@ import io
 import json
 import logging
 import os
-import bisect
 import random
 import re
 import shutil
@@ -532,8 +531,6 @@ class LabelMatcher:
     def __init__(self, labels: LabelIndex, threshold: float):
         self.labels = labels
         self.threshold = threshold
-        self.keys = sorted(labels.keys, key=len)
-        self.lengths = [len(k) for k in self.keys]
 
     def groups(self, key: str) -> set[str]:
         return {self.labels.groups[i] for i in self.labels.lookup(key)} - {""}
@@ -544,9 +541,6 @@ class LabelMatcher:
             if group in found or (group == ANY_GROUP and found):
                 return rank
         return None
-
-    def _band(self, low: float, high: float) -> list[str]:
-        return self.keys[bisect.bisect_left(self.lengths, low) : bisect.bisect_right(self.lengths, high)]
 
     def exact(self, norm: str, preference: tuple[str, ...]) -> LabelMatch | None:
         rank = self._rank(norm, preference) if norm else None
@@ -559,8 +553,8 @@ class LabelMatcher:
             return None
         n, edits, t = len(norm), max_edits(len(norm)), self.threshold / 100
         hits = {key: 0.0 for key, _, _ in process.extract(
-            norm, self._band(n - edits, n + edits), scorer=OSA.distance, score_cutoff=edits, limit=20)} if edits else {}
-        for key, _, _ in process.extract(norm, self._band(n * t / (2 - t), n * (2 - t) / t), scorer=fuzz.ratio,
+            norm, self.labels.band(n - edits, n + edits), scorer=OSA.distance, score_cutoff=edits, limit=20)} if edits else {}
+        for key, _, _ in process.extract(norm, self.labels.band(n * t / (2 - t), n * (2 - t) / t), scorer=fuzz.ratio,
                                          score_cutoff=self.threshold, limit=20):
             hits[key] = 0.0
         best = None

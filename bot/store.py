@@ -12,8 +12,8 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .bundle import Bundle
 from .cache import building, byte_progress, combine, file_digest, read_manifest, write_manifest
@@ -25,9 +25,8 @@ class StoreError(RuntimeError):
     """The graph cannot be read (store missing or locked, endpoint down, bad query)."""
 
 
-@dataclass(frozen=True)
-class Node:
-    """An RDF term in a query result: an IRI or a literal with its datatype."""
+class Node(NamedTuple):
+    """An RDF term in a query result: an IRI or a literal with its datatype (a tuple: results can have many rows)."""
 
     value: str
     is_iri: bool
@@ -55,6 +54,7 @@ class LocalGraph:
         except SyntaxError as exc:
             raise StoreError(f"bad SPARQL: {exc}") from exc
         names = [v.value for v in solutions.variables]
+        named, literal = pyoxigraph.NamedNode, pyoxigraph.Literal
         rows = []
         for solution in solutions:
             row = {}
@@ -62,9 +62,10 @@ class LocalGraph:
                 term = solution[name]
                 if term is None:
                     continue
-                if isinstance(term, pyoxigraph.NamedNode):
+                kind = type(term)
+                if kind is named:
                     row[name] = Node(term.value, True)
-                elif isinstance(term, pyoxigraph.Literal):
+                elif kind is literal:
                     row[name] = Node(term.value, False, term.datatype.value, term.language or "")
                 else:
                     row[name] = Node(str(term), False, "bnode")

@@ -3,7 +3,10 @@
 For a factual question every candidate span is masked in turn ("who directed ENT"), the
 chain classifier scores the masked wording, and the candidate whose best compatible chain
 is most probable (with a preference for longer, better-matching spans) wins. A chain is
-compatible with a span only if an entity behind the span belongs to the chain's start group.
+compatible with a span only if an entity behind the span belongs to the chain's start group;
+a chain whose first relation the entity never takes part in (in the KG) is ROLE_ODDS times
+less likely, so "the movies Ann Lee worked on" follows the relation Ann Lee actually has,
+while "who directed X" for an X without a director still asks for X's director.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from .validation import link_span
 MAX_CANDIDATES = 12
 LENGTH_WEIGHT = 1.0  # log-probability bonus per token of the span
 WORDING_PENALTY = 2.5  # spans made only of question wording ("who", "film") are unlikely names
+FILM_CUES = frozenset({"film", "movie"})
+ROLE_ODDS = 20.0  # how much likelier a chain is when the KG shows the entity in its first relation
 
 
 @dataclass
@@ -33,6 +38,12 @@ class Candidate:
     score: float
 
 
+def topic_role(bundle, hop) -> tuple[str, str]:
+    """The relation of a chain's first hop and the topic entity's side of its triples ("s" or "o")."""
+    forward = bundle.relations[hop.relation].direction == "forward"
+    return hop.relation, "s" if forward == hop.to_value else "o"
+
+
 class Understander:
     """Classifies the question and links its entities against one KG."""
 
@@ -42,6 +53,7 @@ class Understander:
         self.vocabulary = kg.classifier.wording
         self.mentions = IndexMentions(kg.labels, self.vocabulary)
         self.chain_start = {c.code: c.start for c in supported_chains(kg.bundle)}
+        self.chain_role = {c.code: topic_role(kg.bundle, c.hops[0]) for c in supported_chains(kg.bundle)}
         # extra mention sources (e.g. the Flair NER layer): (text, tokens) -> Spans; a span that did
         # not validate against the KG has no ids (it is only recorded in the trace)
         self.span_sources: list = []
@@ -70,7 +82,9 @@ class Understander:
         "Like Crazy" do not trigger the picture or recommendation cues."""
         chosen, taken = [], set()
         for span in sorted(spans, key=lambda s: (-s.length, s.start)):
-            if span.length < 2 or self._wording_only(toks, span) or taken & set(range(span.tok_start, span.tok_end)):
+            if span.length < 2 or taken & set(range(span.tok_start, span.tok_end)):
+                continue
+            if self._wording_only(toks, span) and not self._named_film(toks, span):
                 continue
             taken.update(range(span.tok_start, span.tok_end))
             chosen.append(span)
@@ -78,6 +92,12 @@ class Understander:
         for span in sorted(chosen, key=lambda s: -s.start):
             masked = masked[: span.start] + ENT + masked[span.end :]
         return masked
+
+    def _named_film(self, toks, span: Span) -> bool:
+        """A film title made of wording words that the question introduces as one: "the movie Like It Is"."""
+        return span.tok_start > 0 and toks[span.tok_start - 1][0] in FILM_CUES and any(
+            self.kg.labels.groups[i] == "film" for i in span.ids
+        )
 
     def _wording_only(self, toks, span: Span) -> bool:
         return all(toks[i][0] in self.vocabulary for i in range(span.tok_start, span.tok_end))
@@ -106,20 +126,29 @@ class Understander:
         order = probs.argsort(axis=1)[:, ::-1]
         best = None
         for row, span in enumerate(spans):
+            wording = sum(toks[i][0] in self.vocabulary for i in range(span.tok_start, span.tok_end))
+            length = span.length - wording / 2  # "movie Crazy" is a weaker name than "Crazy Heart"
+            prior = LENGTH_WEIGHT * length - (100 - span.fuzzy_score) / 10
+            if self._wording_only(toks, span):
+                prior -= WORDING_PENALTY
+            top = None  # probability of the span's most probable compatible chain
             for col in order[row]:
-                chain = classes[col]
-                entity = link_span(span, text, self.kg.labels, self.chain_start.get(chain), years)
+                chain, p = classes[col], float(probs[row, col])
+                if top is not None and p * ROLE_ODDS < top:
+                    break  # no later chain can beat the first one, even with the role
+                start = self.chain_start.get(chain)
+                entity = link_span(span, text, self.kg.labels, start, years, self.chain_role.get(chain))
+                plays_role = entity is not None
                 if entity is None:
-                    continue
-                p = float(probs[row, col])
-                wording = sum(toks[i][0] in self.vocabulary for i in range(span.tok_start, span.tok_end))
-                length = span.length - wording / 2  # "movie Crazy" is a weaker name than "Crazy Heart"
-                score = math.log(max(p, 1e-9)) + LENGTH_WEIGHT * length - (100 - span.fuzzy_score) / 10
-                if self._wording_only(toks, span):
-                    score -= WORDING_PENALTY
+                    entity = link_span(span, text, self.kg.labels, start, years)
+                    if entity is None:
+                        continue
+                top = p if top is None else top
+                score = math.log(max(p, 1e-9)) + prior - (0.0 if plays_role else math.log(ROLE_ODDS))
                 if best is None or score > best.score:
                     best = Candidate(span, entity, chain, p, score)
-                break
+                if plays_role:
+                    break
         return best
 
     def all_entities(self, text: str, toks, spans: list[Span]) -> list[LinkedEntity]:

@@ -14,18 +14,25 @@ from .entity import Span
 from .labels import LabelIndex
 
 
-def link_span(span: Span, text: str, labels: LabelIndex, group: str | None, years: list[int]) -> LinkedEntity | None:
-    """The best entity behind `span` whose group is `group` (any group when None), or None."""
-    ids = [i for i in span.ids if group is None or labels.groups[i] == group]
+def link_span(
+    span: Span, text: str, labels: LabelIndex, group: str | None, years: list[int], role: tuple[str, str] | None = None
+) -> LinkedEntity | None:
+    """The best entity behind `span` whose group is `group` (any group when None) and that takes
+    part in `role` (a relation name and the entity's side, "s" or "o"; any when None), or None."""
+    ids = [i for i in span.ids if (group is None or labels.groups[i] == group) and (role is None or labels.has_role(i, *role))]
     if not ids:
         return None
 
     surface = text[span.start : span.end]
+    end = span.end
+    while end < len(text) and not text[end].isspace() and not text[end].isalnum():
+        end += 1
+    punctuated = text[span.start : end]  # "Up!" and "What?" are titles of their own beside "Up" and "What"
 
     def rank(i: int):
         year_match = labels.years[i] is not None and labels.years[i] in years
         exact = labels.labels[i] == surface  # "Brüno" over "Bruno" when the user wrote "Brüno"
-        return (not year_match, not exact, -labels.degree[i], labels.labels[i], labels.iris[i])
+        return (not year_match, labels.labels[i] != punctuated, not exact, -labels.degree[i], labels.labels[i], labels.iris[i])
 
     ids.sort(key=rank)
     best = ids[0]
