@@ -106,7 +106,8 @@ def hits_at_1(agent: Agent, items: list[dict]) -> float:
 
 
 def heldout_f1(agent: Agent) -> None:
-    from bot.ner import NerDataGenerator, NerTagger, TrainingPlan, train_tagger
+    from bot.ner import NerDataGenerator, TrainingPlan
+    from bot.ner_tagger import NerTagger, flair_sentence, train_tagger
 
     labels = agent.kg.labels
     titles = sorted(l for l, g in zip(labels.labels, labels.groups) if g == "film")
@@ -126,7 +127,7 @@ def heldout_f1(agent: Agent) -> None:
     print(f"held-out tagger: {plan.backbone}, {plan.sentences} sentences x {plan.epochs} epochs, "
           f"trained in {time.perf_counter() - w:.0f} s wall / {time.process_time() - c:.0f} s CPU, {out.stat().st_size / 1e6:.1f} MB")
     tagger = NerTagger.load(out)
-    result = tagger.model.evaluate([e.to_sentence() for e in test], gold_label_type="ner", mini_batch_size=32)
+    result = tagger.model.evaluate([flair_sentence(e) for e in test], gold_label_type="ner", mini_batch_size=32)
     print(f"span F1 on unseen titles and names: {result.main_score:.4f}")
     out.unlink()
 
@@ -144,6 +145,7 @@ def main() -> None:
     args = parser.parse_args()
     settings = load_settings().with_overrides(kg=str(Path(args.kg).resolve()), cache_dir=args.cache_dir, llm=False)
     agent = Agent.from_settings(settings)
+    agent.wait_ready()
     manifest = agent.kg.folder / "ner" / "manifest.json"
     if manifest.is_file():
         print(f"NER model: {manifest.read_text().strip()}")

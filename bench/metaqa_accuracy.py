@@ -55,7 +55,9 @@ def bench_agent(settings: Settings, features: bool):
 
     if not features:
         bot.features.FEATURES = []
-    return Agent.from_settings(settings)
+    agent = Agent.from_settings(settings)
+    agent.wait_ready()  # features that load in the background (the NER tagger)
+    return agent
 
 
 def dev_questions(data: Path, hop: int, limit: int) -> tuple[list[tuple[str, list[str]]], list[str]]:

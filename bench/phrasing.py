@@ -225,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = settings.with_overrides(**overrides)
         agent = Agent.from_settings(settings.with_overrides(llm=False))
         demo = Agent.from_settings(load_settings().with_overrides(kg=args.demo, llm=False))
+        agent.wait_ready(), demo.wait_ready()
         rss = {"before": rss_mb()}
         model = load_model(settings, quiet=False)
         primed = time.process_time()

@@ -9,6 +9,7 @@ so a chat never shows a stack trace.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -85,6 +86,20 @@ class Agent:
         self.fallbacks: list[Fallback] = []
         self.amenders: list[Amender] = []
         self.phraser = None  # optional: object with phrase(facts, sentence, trace_detail) -> Sentence
+        self.warmups: list[threading.Thread] = []  # features loading in the background (the agent answers meanwhile)
+
+    def warm_up(self, name: str, load: Callable[[], None]) -> None:
+        """Run `load` on a background thread: a slow feature must not hold up the first answer."""
+        thread = threading.Thread(target=load, name=f"warm-up {name}", daemon=True)
+        self.warmups.append(thread)
+        thread.start()
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait for the background loads (benchmarks and tests that need every feature in place)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for thread in self.warmups:
+            thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        return not any(thread.is_alive() for thread in self.warmups)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Agent":

@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import pickle
 import shutil
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, TypeVar
 
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 _CHUNK = 1 << 20
+T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 def file_digest(path: Path, memo_dir: Path | None = None) -> str:
@@ -95,3 +100,22 @@ def read_manifest(folder: Path) -> dict:
         return json.loads((folder / "manifest.json").read_text())
     except (OSError, ValueError):
         return {}
+
+
+def pickled(folder: Path, name: str, key: str, build: Callable[[], T], rebuild: bool = False) -> T:
+    """`build()`'s result, kept in `folder` as a pickle named by `key` (a hash of its inputs) and
+    reused while the key matches; written atomically, and rebuilt when unreadable."""
+    path = Path(folder) / f"{name}-{key[:20]}.pkl"
+    if path.is_file() and not rebuild:
+        try:
+            with open(path, "rb") as fh:
+                return pickle.load(fh)
+        except Exception as exc:  # noqa: BLE001 - a damaged or outdated pickle is rebuilt
+            log.warning("rebuilding %s: %s", path, exc)
+    value = build()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    tmp.replace(path)
+    return value

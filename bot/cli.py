@@ -121,9 +121,13 @@ def ask(
     kg: Optional[str] = KG_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Print the whole reply as JSON."),
     no_llm: bool = typer.Option(False, "--no-llm", help="Use template sentences only."),
+    wait: bool = typer.Option(False, "--wait", help="Wait for the NER tagger (it loads in the background; "
+                              "meanwhile the label-index search finds the entities)."),
 ):
     """Answer one question."""
     agent = make_agent(settings_for(kg, llm=False if no_llm else None))
+    if wait:
+        agent.wait_ready()
     reply = agent.answer(question)
     if as_json:
         out.print_json(json.dumps(reply.to_json(), ensure_ascii=False))
@@ -235,6 +239,7 @@ def replay(
     if types is not None and len(types) < len(questions):
         fail(f"{qtypes} has {len(types)} lines for {len(questions)} questions")
     agent = make_agent(settings_for(kg, llm=not no_llm))
+    agent.wait_ready()  # score the whole pipeline, NER included
     with open(out_file, "w", encoding="utf-8") as fh, progress(transient=True) as bar:
         task = bar.add_task("replaying", total=len(questions))
         result = run_replay(agent, questions, fh, types, strip_brackets, on_progress=lambda: bar.advance(task))

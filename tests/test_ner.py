@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import random
+import threading
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
+from flair.data import Sentence
 from rapidfuzz.distance import Levenshtein
 
 from bot.agent import Agent
@@ -16,17 +19,16 @@ from bot.labels import LabelIndex
 from bot.ner import (
     NerDataGenerator,
     NerMentions,
-    NerTagger,
     TaggedSpan,
     TrainingPlan,
     build_step,
     install,
     made_up_title,
-    train_tagger,
     training_plan,
     typo,
     words,
 )
+from bot.ner_tagger import NerTagger, train_tagger, viterbi
 from bot.text import normalize, tokens
 
 TITLES = ["Good Will Hunting", "Star Wars: Episode VI – Return of the Jedi", "Star Wars", "X-Men: First Class",
@@ -211,7 +213,9 @@ def ner_settings(mini_settings):
 @pytest.fixture(scope="module")
 def ner_agent(ner_settings):
     """An agent on the mini KG with the NER layer: trains a small tagger once (cached in the KG cache)."""
-    return Agent.from_settings(ner_settings)
+    agent = Agent.from_settings(ner_settings)
+    assert agent.wait_ready(600)
+    return agent
 
 
 def understand_trace(agent: Agent, question: str) -> tuple[list[str], dict]:
@@ -244,6 +248,53 @@ def test_label_index_is_the_fallback_when_no_ner_span_validates(ner_agent, ner_s
     assert detail["mentions"] == [{"text": "directed", "source": "ner", "expects": "film", "label": None, "score": 0.0}]
 
 
+def test_viterbi_matches_flairs_decoder():
+    import torch
+    from flair.data import Dictionary
+    from flair.models.sequence_tagger_utils.viterbi import ViterbiDecoder
+
+    tags = Dictionary(add_unk=False)
+    for tag in ("O", "S-PER", "B-PER", "E-PER", "I-PER", "S-MISC", "B-MISC", "E-MISC", "I-MISC", "<START>", "<STOP>"):
+        tags.add_item(tag)
+    decoder = ViterbiDecoder(tags)
+    rng = np.random.default_rng(3)
+    for length in (1, 2, 5, 17, 40):
+        emissions = torch.tensor(rng.normal(0, 3, (1, length, len(tags))), dtype=torch.float32)
+        transitions = torch.tensor(rng.normal(0, 3, (len(tags), len(tags))), dtype=torch.float32)
+        features = emissions.unsqueeze(-1).expand(1, length, len(tags), len(tags)) + transitions[None, None]
+        sentence = Sentence(["w"] * length)
+        (expected,), _ = decoder.decode((features, torch.tensor([length]), transitions), False, [sentence])
+        found, confidence = viterbi(features[0].numpy(), transitions.numpy(), decoder.start_tag, decoder.stop_tag)
+        assert [tags.get_item_for_index(int(i)) for i in found] == [tag for tag, _ in expected]
+        assert np.allclose(confidence, [score for _, score in expected], atol=1e-5)
+
+
+def test_the_agents_tagger_finds_the_spans_flairs_predict_finds(ner_agent):
+    tagger = next(s for s in ner_agent.understander.span_sources if isinstance(s, NerMentions)).tagger
+    for text in ["Who directed Good Will Hunting?", "what films did gus van sannt direct", "Matt Damon and Ben Affleck",
+                 "show me Star Wars: Episode VI – Return of the Jedi", "hi", "who wrote the films Robin Williams starred in"]:
+        found = words(text)
+        sentence = Sentence([w for w, _, _ in found])
+        tagger.model.predict(sentence, mini_batch_size=1)
+        expected = [(found[s.tokens[0].idx - 1][1], found[s.tokens[-1].idx - 1][2], s.tag, round(s.score, 4))
+                    for s in sentence.get_spans(tagger.model.tag_type)]
+        assert [(s.start, s.end, s.tag, round(s.confidence, 4)) for s in tagger.tag(text)] == expected
+
+
+def test_questions_are_answered_while_the_tagger_loads(ner_agent, ner_settings, monkeypatch):
+    release = threading.Event()
+    load = NerTagger.load
+    monkeypatch.setattr(NerTagger, "load", classmethod(lambda cls, path: release.wait(60) and load(path)))
+    agent = Agent(ner_agent.kg, ner_settings)
+    install(agent)
+    answers, _ = understand_trace(agent, "Who directed Good Will Hunting?")
+    assert answers == ["Gus Van Sant"] and agent.understander.span_sources == []  # the label index answered
+    release.set()
+    assert agent.wait_ready(60)
+    answers, detail = understand_trace(agent, "Who directed Good Will Hunting?")
+    assert answers == ["Gus Van Sant"] and detail["spans_from"] == "ner"
+
+
 def test_trained_model_is_cached_and_reused(ner_agent, ner_settings):
     kg = ner_agent.kg
     model = kg.folder / "ner" / "tagger.pt"
@@ -258,6 +309,7 @@ def test_configured_model_file_is_used_instead(ner_agent, ner_settings, tmp_path
     model = ner_agent.kg.folder / "ner" / "tagger.pt"
     agent = Agent(ner_agent.kg, ner_settings.with_overrides(ner_model=str(model)))
     install(agent)
+    agent.wait_ready()
     assert any(isinstance(s, NerMentions) for s in agent.understander.span_sources)
     missing = Agent(ner_agent.kg, ner_settings.with_overrides(ner_model=str(tmp_path / "ner-english.pt")))
     install(missing)
@@ -267,6 +319,7 @@ def test_configured_model_file_is_used_instead(ner_agent, ner_settings, tmp_path
     broken.write_bytes(b"not a model")
     unreadable = Agent(ner_agent.kg, ner_settings.with_overrides(ner_model=str(broken)))
     install(unreadable)
+    unreadable.wait_ready()
     assert unreadable.understander.span_sources == [] and "cannot load" in caplog.text
 
 
