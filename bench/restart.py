@@ -155,6 +155,16 @@ async def matrix(args, agent, env, tmp: Path) -> int:
         plans = [question_pool(agent, args.questions, seed=i) for i in range(args.rooms)]
         expected = {q: agent.answer(q).text for plan in plans for q in plan}
         bot.start()
+        # messages from before the bot's first login are history to it, not questions: start once it is in every room
+        deadline = time.monotonic() + args.timeout
+        while time.monotonic() < deadline:
+            members = [await ann.joined_members(room) for room in rooms]
+            if all(bot_id in {m.user_id for m in getattr(r, "members", [])} for r in members):
+                break
+            await asyncio.sleep(0.5)
+        else:
+            print("matrix: the bot did not join the rooms in time")
+            return 1
 
         async def ask(room, text):
             await ann.room_send(room, "m.room.message", {"msgtype": "m.text", "body": text})

@@ -53,11 +53,13 @@ def question_kind(text: str) -> tuple[str, str]:
 TRAINING_QUESTIONS = 30_000  # generated questions in all; at most 160 per chain
 TOKEN_PATTERN = r"(?u)\b\w+\b|'s"
 NGRAMS = (1, 3)
+MIN_SPELLED = 5  # shorter words are not spell-corrected ("Heat" is no typo of "heard")
+SPELLING_MEMO = 10_000  # corrected words remembered
 
 
-def word_ngrams(text: str) -> list[str]:
-    """The features TfidfVectorizer(lowercase=True, token_pattern=TOKEN_PATTERN, ngram_range=NGRAMS) reads from `text`."""
-    words = re.findall(TOKEN_PATTERN, text.lower())
+def word_ngrams(words: list[str]) -> list[str]:
+    """The features TfidfVectorizer(lowercase=True, token_pattern=TOKEN_PATTERN, ngram_range=NGRAMS) reads from a
+    text whose lowercased tokens are `words`."""
     grams = list(words)
     for n in range(NGRAMS[0] + 1, min(NGRAMS[1], len(words)) + 1):
         grams += [" ".join(words[i : i + n]) for i in range(len(words) - n + 1)]
@@ -127,7 +129,7 @@ class ChainClassifier:
     def features(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """(columns, l2-normalised sublinear tf-idf values) of the n-grams of `text` in the vocabulary."""
         counts: dict[int, int] = {}
-        for gram in word_ngrams(text):
+        for gram in word_ngrams([self.spelled(word) for word in re.findall(TOKEN_PATTERN, text.lower())]):
             column = self.vocabulary.get(gram)
             if column is not None:
                 counts[column] = counts.get(column, 0) + 1
@@ -136,9 +138,32 @@ class ChainClassifier:
         norm = np.linalg.norm(values)
         return columns, values / norm if norm else values
 
+    def spelled(self, word: str) -> str:
+        """`word`, or the wording word it misspells ("directd" -> "directed"): one edit from a word of
+        five letters or more, two from one of nine or more. Words of names are masked before this."""
+        if word in self.vocabulary or len(word) < MIN_SPELLED or not word.isalpha():
+            return word
+        memo = self.__dict__.setdefault("_spelling", {})
+        if word not in memo:
+            from rapidfuzz import process
+            from rapidfuzz.distance import Levenshtein
+
+            unigrams = self.__dict__.get("_unigrams")
+            if unigrams is None:
+                unigrams = self.__dict__["_unigrams"] = [g for g in self.vocabulary if " " not in g and g.isalpha()]
+            edits = 2 if len(word) >= 9 else 1
+            best = process.extractOne(word, unigrams, scorer=Levenshtein.distance, score_cutoff=edits)
+            memo[word] = best[0] if best is not None and len(best[0]) >= MIN_SPELLED else word
+            if len(memo) > SPELLING_MEMO:
+                memo.pop(next(iter(memo)))
+        return memo[word]
+
     def predict(self, masked_texts: list[str]) -> np.ndarray:
         """Chain probabilities (rows follow `masked_texts`, columns follow `self.classes`)."""
         return self.head.probabilities([self.features(text) for text in masked_texts])
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}  # not the spelling memo
 
     def save(self, path: Path) -> None:
         with open(path, "wb") as fh:

@@ -44,10 +44,11 @@ class Settings:
     ner_layers: int = 3  # MiniLM layers kept for the tagger (of 6): half the latency, same spans on MetaQA
     llm: bool = True  # phrase sentences with the local GGUF model when one is available
     llm_model: str = ""  # path to a GGUF file; empty = the embedded default
-    llm_threads: int = 1
+    llm_threads: int = 1  # 2 halves phrasing latency on an idle 2-core machine (see bench/phrasing.py)
     llm_context: int = 2048
     llm_max_tokens: int = 96
     llm_time_budget_s: float = 2.0
+    llm_wait_s: float = 0.25  # an answer waits this long for a busy model, then keeps its template sentence
     llm_temperature: float = 0.0  # 0 = deterministic wording
     images_dir: str = ""  # folder with the image files named in images.json
     images_index: str = ""  # a MovieNet images.json to use instead of the bundle's `images`

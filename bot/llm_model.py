@@ -158,11 +158,14 @@ class LocalModel:
     def primed_tokens(self) -> int:
         return self._primed.n_tokens if self._primed is not None else 0
 
-    def chat(self, messages: list[dict], max_tokens: int, budget_s: float) -> Generation:
-        """The assistant's reply to `messages`, or GenerationTimeout past `budget_s` (waiting included)."""
+    def chat(self, messages: list[dict], max_tokens: int, budget_s: float, wait_s: float | None = None) -> Generation:
+        """The assistant's reply to `messages`, or GenerationTimeout past `budget_s` (waiting included)
+        or when the model stays busy with another reply for `wait_s` (under load, answers do not queue
+        for phrasing: they keep their template sentence)."""
         started = time.monotonic()
-        if not self._lock.acquire(timeout=max(budget_s, 0.0)):
-            raise GenerationTimeout(f"the model was busy for {budget_s:.1f} s")
+        wait = budget_s if wait_s is None else min(wait_s, budget_s)
+        if not self._lock.acquire(timeout=max(wait, 0.0)):
+            raise GenerationTimeout(f"the model was busy for {wait:.2f} s")
         try:
             self._deadline = started + budget_s
             pieces: list[str] = []

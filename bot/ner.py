@@ -40,7 +40,6 @@ from .labels import LabelIndex  # noqa: E402
 from .questions import ENT, QuestionGenerator, supported_chains  # noqa: E402
 
 log = logging.getLogger(__name__)
-logging.getLogger("flair").setLevel(logging.WARNING)  # flair logs every batch to stdout otherwise
 
 NER_VERSION = "ner-1"
 TAG_TYPE = "ner"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import shutil
 import warnings
 from pathlib import Path
@@ -22,6 +23,8 @@ from flair.data import Corpus, Dictionary, Sentence, get_spans_from_bio  # noqa:
 from flair.models import SequenceTagger  # noqa: E402
 from flair.trainers import ModelTrainer  # noqa: E402
 from flair.trainers.plugins import TrainerPlugin  # noqa: E402
+
+logging.getLogger("flair").setLevel(logging.WARNING)  # flair logs every batch to stdout otherwise (set after its import)
 
 
 def flair_sentence(example: NerExample) -> Sentence:

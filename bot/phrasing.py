@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -314,6 +313,7 @@ class Phraser:
         self.guard = guard
         self.max_tokens = settings.llm_max_tokens
         self.budget_s = settings.llm_time_budget_s
+        self.wait_s = settings.llm_wait_s
 
     def phrase(self, facts: Facts, sentence: Sentence, detail: dict) -> Sentence:
         task, why = task_for(facts, sentence, self.bundle)
@@ -321,7 +321,7 @@ class Phraser:
             detail["llm"] = why
             return sentence
         try:
-            generation = self.model.chat(task.messages(), self.max_tokens, self.budget_s)
+            generation = self.model.chat(task.messages(), self.max_tokens, self.budget_s, self.wait_s)
         except GenerationTimeout as exc:
             log.warning("phrasing fell back to the template: %s", exc)
             detail["llm"] = f"timeout: {exc}"
@@ -372,7 +372,7 @@ def install(agent) -> None:
         return
     agent.phraser = Phraser(model, agent.kg.bundle, FaithfulnessGuard(agent.kg.labels), settings)
     # answers asked while the model primes (a few seconds) get template sentences: the model is busy
-    threading.Thread(target=prime, args=(model,), name="llm-prime", daemon=True).start()
+    agent.warm_up("llm-prime", lambda: prime(model))
 
 
 def prime(model: LocalModel) -> None:

@@ -176,7 +176,7 @@ class ScriptedModel:
         self.outputs = list(outputs)
         self.prompts = []
 
-    def chat(self, messages, max_tokens, budget_s):
+    def chat(self, messages, max_tokens, budget_s, wait_s=None):
         self.prompts.append(messages)
         out = self.outputs.pop(0)
         if isinstance(out, BaseException):

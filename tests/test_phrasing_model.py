@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import threading
+import time
 
 import pytest
 
@@ -42,6 +43,7 @@ def llm_agent(mini_agent, llm_settings) -> Agent:
     agent = Agent(mini_agent.kg, llm_settings)
     phrasing.install(agent)
     assert agent.phraser is not None
+    assert agent.wait_ready(300)  # the shared prompt prefix is primed: the model is free
     return agent
 
 
@@ -113,6 +115,21 @@ def test_concurrent_callers_are_serialised_and_get_the_same_words(llm_agent):
     for t in threads:
         t.join()
     assert [together[0], together[1]] == alone
+
+
+def test_a_busy_model_turns_the_next_caller_away_to_its_template(llm_agent):
+    model = llm_agent.phraser.model
+    first, second = (_messages(llm_agent, q) for q in ("Who directed Good Will Hunting?", "Who starred in Milk?"))
+    worker = threading.Thread(target=model.chat, args=(first, 48, 120.0))
+    worker.start()
+    while worker.is_alive() and not model._lock.locked():
+        time.sleep(0.001)
+    try:
+        with pytest.raises(GenerationTimeout, match="busy"):
+            model.chat(second, 48, 120.0, wait_s=0.0)
+    finally:
+        worker.join()
+    assert model.chat(second, 48, 120.0, wait_s=0.0).text  # free again
 
 
 def test_a_corrupt_gguf_file_is_refused(tmp_path, llm_settings):

@@ -98,3 +98,15 @@ def test_fuzzy_search_over_a_length_band_finds_what_a_full_scan_finds(keys, quer
     full = process.extract(query, keys, scorer=fuzz.ratio, processor=None, score_cutoff=threshold, limit=None)
     found = _index(keys).fuzzy(query, threshold, limit=len(keys))
     assert sorted(found) == sorted((key, score) for key, score, _ in full)
+
+
+def test_misspelt_question_words_are_read_as_the_words_they_misspell(mini_agent):
+    classifier = mini_agent.kg.classifier
+    assert classifier.spelled("directd") == "directed"
+    assert classifier.spelled("screenplya") == "screenplay"
+    assert classifier.spelled("heat") == "heat"  # short words are left alone
+    assert classifier.spelled("zzzzzzz") == "zzzzzzz"
+    reply = mini_agent.answer("who directd Good Will Hunting")
+    assert reply.answers == ["Gus Van Sant"] and first_relation(reply) == "director"
+    reply = mini_agent.answer("who wrot the screenplya of Good Will Hunting")
+    assert sorted(reply.answers) == ["Ben Affleck", "Matt Damon"]
