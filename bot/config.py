@@ -48,7 +48,7 @@ class Settings:
     llm_context: int = 2048
     llm_max_tokens: int = 96
     llm_time_budget_s: float = 2.0
-    llm_wait_s: float = 0.25  # an answer waits this long for a busy model, then keeps its template sentence
+    llm_wait_s: float = 0.0  # how long an answer waits for a model busy with another one before it keeps its template sentence
     llm_temperature: float = 0.0  # 0 = deterministic wording
     images_dir: str = ""  # folder with the image files named in images.json
     images_index: str = ""  # a MovieNet images.json to use instead of the bundle's `images`
