@@ -125,3 +125,34 @@ async def test_a_reply_sent_just_before_a_crash_is_not_duplicated(synapse, mini_
     finally:
         await bot.stop()
         await ann.close()
+
+
+async def test_more_messages_than_one_sync_returns_are_all_answered(synapse, mini_agent, tmp_path, monkeypatch):
+    """While the bot is down Ann asks more than a sync's timeline holds: the bot reads the gap back."""
+    from bot.chat import matrix
+
+    monkeypatch.setitem(matrix.SYNC_FILTER["room"]["timeline"], "limit", 2)
+    dialogue = Dialogue(mini_agent)
+    state = tmp_path / "state.json"
+    bot = Bot(synapse, dialogue, state)
+    ann = AsyncClient(synapse.url, synapse.ann)
+    asked = [("Who directed Milk?", "Gus Van Sant"), ("When was Elephant released?", "2003"),
+             ("Who starred in Milk?", "Sean Penn"), ("Who directed Hamlet 1948?", "Laurence Olivier"),
+             ("When was Milk released?", "2008"), ("Who wrote Good Will Hunting?", "Matt Damon")]
+    try:
+        await ann.login("ann-password")
+        room = (await ann.room_create(invite=[synapse.bot])).room_id
+        await say(ann, room, "Who directed Good Will Hunting?")
+        await wait_for_replies(ann, room, 1)
+        await bot.stop()
+        for question, _ in asked:
+            await say(ann, room, question)
+        bot = Bot(synapse, dialogue, state)
+        replies = await wait_for_replies(ann, room, 1 + len(asked))
+        for (question, answer), reply in zip(asked, replies[1:]):
+            assert answer in reply, (question, reply)
+        await asyncio.sleep(1.5)  # a repeated answer would show up now
+        assert len(await bot_replies(ann, room)) == 1 + len(asked)
+    finally:
+        await bot.stop()
+        await ann.close()

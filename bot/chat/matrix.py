@@ -19,7 +19,17 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from nio import AsyncClient, AsyncClientConfig, LoginResponse, RoomMessageText, RoomSendResponse, SyncResponse, WhoamiResponse
+from nio import (
+    AsyncClient,
+    AsyncClientConfig,
+    LoginResponse,
+    RoomMemberEvent,
+    RoomMessagesResponse,
+    RoomMessageText,
+    RoomSendResponse,
+    SyncResponse,
+    WhoamiResponse,
+)
 
 from ..contracts import Message, Reply
 from .render import reply_html
@@ -30,6 +40,7 @@ log = logging.getLogger(__name__)
 SYNC_TIMEOUT_MS = 30_000
 SYNC_FILTER = {"room": {"timeline": {"limit": 100}, "state": {"lazy_load_members": True}}, "presence": {"types": []}}
 ANSWERED_KEPT = 200  # answered event ids remembered per room
+GAP_PAGE, GAP_PAGES = 100, 20  # missed messages read back per room after a limited sync, at most 2,000
 SEND_ATTEMPTS = 5
 MAX_BACKOFF_S = 30.0
 
@@ -170,7 +181,10 @@ class MatrixConnector:
             log.info("invited to %s: %s", room_id, joined)
         fresh = []
         for room_id, room in response.rooms.join.items():
-            for event in room.timeline.events:
+            events = list(room.timeline.events)
+            if room.timeline.limited and room.timeline.prev_batch and self.state.next_batch:
+                events = await self._gap(room_id, room.timeline.prev_batch, self.state.next_batch) + events
+            for event in events:
                 if (
                     isinstance(event, RoomMessageText)
                     and event.sender != self.client.user_id
@@ -183,6 +197,26 @@ class MatrixConnector:
         self.state.save()  # the questions are safe before the sync position moves past them
         for question in fresh:
             self._submit(question)
+
+    async def _gap(self, room_id: str, prev_batch: str, since: str) -> list:
+        """The events a limited sync left out (more arrived while the bot was away than one sync
+        returns), oldest first: paged back from the timeline's start to the previous sync position,
+        and never past the bot's own invitation to the room."""
+        found: list = []
+        token = prev_batch
+        for _ in range(GAP_PAGES):
+            response = await self.client.room_messages(room_id, start=token, end=since, limit=GAP_PAGE)
+            if not isinstance(response, RoomMessagesResponse):
+                log.warning("could not read the messages %s missed in %s: %s", self.client.user_id, room_id, response)
+                break
+            for event in response.chunk:  # newest first
+                if isinstance(event, RoomMemberEvent) and event.state_key == self.client.user_id and event.membership == "invite":
+                    return found[::-1]  # what was said before the invitation was not said to the bot
+                found.append(event)
+            if not response.chunk or not response.end or response.end == token:
+                break
+            token = response.end
+        return found[::-1]
 
     def _submit(self, question: Question) -> None:
         message = Message(question.room, question.sender, question.body, question.ts / 1000)
