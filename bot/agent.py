@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .config import Settings
-from .contracts import Facts, Reply, Sentence, TraceStep, Understanding
+from .contracts import Facts, Reply, TraceStep, Understanding
 from .generation import template_sentence
 from .kg import KG, open_kg
 from .retrieval import Retriever

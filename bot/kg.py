@@ -86,12 +86,13 @@ def build(settings: Settings, quiet: bool = False, force: bool = False) -> Path:
 
             shutil.rmtree(folder / "store")
         graph = LocalGraph(build_store(bundle, folder, quiet=quiet))
-    if force or not _artefact_fresh(folder, "labels.pkl", labels_key := _labels_key(bundle, key)):
+    labels_key, clf_key = _labels_key(bundle, key), _classifier_key(bundle)
+    if force or not _artefact_fresh(folder, "labels.pkl", labels_key):
         with progress() as bar:
             index = build_label_index(graph, bundle, bar if not quiet else None)
         index.save(folder / "labels.pkl")
         _record(folder, "labels.pkl", labels_key)
-    if force or not _artefact_fresh(folder, "classifier.pkl", clf_key := _classifier_key(bundle)):
+    if force or not _artefact_fresh(folder, "classifier.pkl", clf_key):
         with progress() as bar:
             task = bar.add_task("question classifier", total=1, visible=not quiet)
             ChainClassifier.train(bundle).save(folder / "classifier.pkl")

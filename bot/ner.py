@@ -25,6 +25,7 @@ import re
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub: everything is local
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -38,6 +39,9 @@ from .config import Settings  # noqa: E402
 from .entity import Span  # noqa: E402
 from .labels import LabelIndex  # noqa: E402
 from .questions import ENT, QuestionGenerator, supported_chains  # noqa: E402
+
+if TYPE_CHECKING:  # Flair loads only with the tagger (bot/ner_tagger.py)
+    from .ner_tagger import NerTagger
 
 log = logging.getLogger(__name__)
 

@@ -23,3 +23,18 @@ def test_pickled_values_are_reused_per_key_and_rebuilt_when_damaged(tmp_path):
     assert pickled(tmp_path, "thing", "b" * 64, build(5), rebuild=True) == {"value": 5}
     assert builds == [1, 3, 4, 5]
     assert not list(tmp_path.glob("*.tmp*"))
+
+
+def test_a_forced_build_rebuilds_the_store_index_and_classifier(mini_bundle, tmp_path):
+    from bot.config import Settings
+    from bot.kg import build, open_kg
+
+    settings = Settings(kg=str(mini_bundle), cache_dir=str(tmp_path), llm=False, ner=False)
+    folder = build(settings, quiet=True)
+    before = {name: (folder / name).stat().st_mtime_ns for name in ("labels.pkl", "classifier.pkl")}
+    assert build(settings, quiet=True) == folder  # fresh: reused
+    assert {name: (folder / name).stat().st_mtime_ns for name in before} == before
+    assert build(settings, quiet=True, force=True) == folder
+    assert all((folder / name).stat().st_mtime_ns != mtime for name, mtime in before.items())
+    kg = open_kg(settings, build_if_missing=False)  # still fresh after the forced build
+    assert kg.labels.lookup("good will hunting")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 import threading
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -114,7 +114,7 @@ def _bundle_toml(kb_path: Path) -> str:
         "",
         "[prefixes]",
         f'mq = "{BASE}"',
-        f'wd = "http://www.wikidata.org/entity/"',
+        'wd = "http://www.wikidata.org/entity/"',
         f'wdt = "{WDT}"',
         f'mbp = "{MB_PROP}"',
         "",
