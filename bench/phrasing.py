@@ -180,7 +180,7 @@ def demo_questions(agent: Agent, n: int, seed: int) -> list[str]:
     return [generator.question(chain, rng.choice(by_group[chain.start])) for chain in (rng.choice(chains) for _ in range(n))]
 
 
-def report(tally: Tally, rss: dict, load: tuple[float, float]) -> None:
+def report(tally: Tally, rss: dict, load: tuple[float, float], threads: int) -> None:
     attempted = sum(v for k, v in tally.paths.items() if k != "template by policy")
     judged = tally.paths["llm sentence"] + tally.paths["llm lead-in"] + tally.paths["rejected by the guard"]
     print(f"\nanswers phrased or templated: {tally.answered}")
@@ -193,7 +193,7 @@ def report(tally: Tally, rss: dict, load: tuple[float, float]) -> None:
     print(f"audit: replies with an unsupported number or KG label: {len(tally.flagged)} (LLM-worded: {tally.llm_flagged_n})")
     for label, text, flags in tally.flagged[:10]:
         print(f"    [{label}] {text[:150]!r}: {flags[:4]}")
-    print(f"phrase stage per model call (1 thread): wall p50 {statistics.median(tally.phrase_wall or [0]):.0f} ms, p95 {pct(tally.phrase_wall, 0.95):.0f} ms;"
+    print(f"phrase stage per model call ({threads} thread{'s' if threads > 1 else ''}): wall p50 {statistics.median(tally.phrase_wall or [0]):.0f} ms, p95 {pct(tally.phrase_wall, 0.95):.0f} ms;"
           f" CPU p50 {statistics.median(tally.phrase_cpu or [0]):.0f} ms, p95 {pct(tally.phrase_cpu, 0.95):.0f} ms")
     print(f"end to end, single-fact answers with phrasing on (n={len(tally.single_wall)}): wall p50 {statistics.median(tally.single_wall or [0]):.0f} ms,"
           f" p95 {pct(tally.single_wall, 0.95):.0f} ms; CPU p50 {statistics.median(tally.single_cpu or [0]):.0f} ms, p95 {pct(tally.single_cpu, 0.95):.0f} ms")
@@ -243,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         rss.update(after=rss_mb(), peak=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     print(f"{len(questions)} MetaQA dev + {n_demo} demo KG questions in {time.perf_counter() - started:.0f} s")
     print(f"priming the model (shared prompt prefix, once per process): {primed:.1f} s CPU")
-    report(tally, rss, (load0, os.getloadavg()[0]))
+    report(tally, rss, (load0, os.getloadavg()[0]), settings.llm_threads)
     return 0
 
 
