@@ -223,3 +223,14 @@ def test_settings_refuse_an_open_chatroom_on_a_public_address(tmp_path):
     assert parse_accounts("ann:pw1, bob:p:w") == {"ann": "pw1", "bob": "p:w"}
     with pytest.raises(ChatroomSetupError):
         parse_accounts("nopassword")
+
+
+def test_message_times_rise_within_a_room_even_in_the_same_millisecond(tmp_path, monkeypatch):
+    from bot.chat import history
+
+    monkeypatch.setattr(history, "now_ms", lambda: 1_000)  # every message in the same millisecond
+    store = history.History(tmp_path / "chat.sqlite3")
+    room = store.create_room("ann", {"ann": "Ann"}).uid
+    times = [store.add_message(room, "ann", "Ann", f"question {i}", [], None).time for i in range(3)]
+    assert times == sorted(set(times)) and len(times) == 3
+    assert [m.text for m in store.messages(room, times[1])] == ["question 1", "question 2"]

@@ -132,8 +132,11 @@ class History:
     def add_message(self, room: str, author: str, alias: str, text: str, recipients: list[str], reply: dict | None) -> StoredMessage:
         with self.db:  # one transaction: the ordinal is read and used atomically
             self.db.execute("BEGIN IMMEDIATE")
-            row = self.db.execute("SELECT COALESCE(MAX(ordinal), -1) + 1 AS next FROM messages WHERE room = ?", (room,)).fetchone()
-            message = StoredMessage(room, row["next"], now_ms(), author, alias, text, recipients, reply)
+            row = self.db.execute(
+                "SELECT COALESCE(MAX(ordinal), -1) + 1 AS next, COALESCE(MAX(time), 0) AS last FROM messages WHERE room = ?",
+                (room,)).fetchone()
+            # times rise strictly within a room, so `since` (the time of a message) never returns an earlier one
+            message = StoredMessage(room, row["next"], max(now_ms(), row["last"] + 1), author, alias, text, recipients, reply)
             self.db.execute(
                 "INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (room, message.ordinal, message.time, author, alias, text, json.dumps(recipients),
