@@ -205,7 +205,10 @@ class MatrixConnector:
         found: list = []
         token = prev_batch
         for _ in range(GAP_PAGES):
-            response = await self.client.room_messages(room_id, start=token, end=since, limit=GAP_PAGE)
+            try:
+                response = await self.client.room_messages(room_id, start=token, end=since, limit=GAP_PAGE)
+            except Exception as exc:  # noqa: BLE001 - network trouble: answer what the sync did return
+                response = exc
             if not isinstance(response, RoomMessagesResponse):
                 log.warning("could not read the messages %s missed in %s: %s", self.client.user_id, room_id, response)
                 break
