@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cache import byte_progress
-from .rdfio import toml_list, toml_string
+from .rdfio import schema_header, toml_list, toml_string
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
@@ -340,18 +340,7 @@ def _bundle_toml(src: Path, classes: dict[str, list[str]], relations: list[tuple
             out.append(f"{key} = {toml_string(linked[key])}")
     out += [
         "",
-        "[prefixes]",
-        f'wd = "{WD}"',
-        f'wdt = "{WDT}"',
-        f'ddis = "{DDIS}"',
-        f'schema = "{SCHEMA}"',
-        "",
-        "[schema]",
-        'label = "rdfs:label"',
-        'type = "wdt:P31"',
-        'language = "en"',
-        "",
-        "[classes]",
+        *schema_header({"wd": WD, "wdt": WDT, "ddis": DDIS, "schema": SCHEMA}),
     ]
     out += [f"{group} = {toml_list([_short(c) for c in iris])}" for group, iris in classes.items()]
     out += ["", "# Relations without phrasings use moviebot's built-ins for the property (bot/phrasings.toml)."]

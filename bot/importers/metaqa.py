@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .rdfio import XSD, iri_for, nt_iri, nt_literal, toml_string
+from .rdfio import XSD, iri_for, nt_iri, nt_literal, schema_header, toml_string
 
 BASE = "http://moviebot.invalid/metaqa/"
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
@@ -112,18 +112,7 @@ def _bundle_toml(kb_path: Path) -> str:
         f"description = {toml_string(f'WikiMovies/MetaQA KB imported from {kb_path.name}')}",
         'graph = ["graph.nt"]',
         "",
-        "[prefixes]",
-        f'mq = "{BASE}"',
-        'wd = "http://www.wikidata.org/entity/"',
-        f'wdt = "{WDT}"',
-        f'mbp = "{MB_PROP}"',
-        "",
-        "[schema]",
-        'label = "rdfs:label"',
-        'type = "wdt:P31"',
-        'language = "en"',
-        "",
-        "[classes]",
+        *schema_header({"mq": BASE, "wd": "http://www.wikidata.org/entity/", "wdt": WDT, "mbp": MB_PROP}),
     ]
     out += [f'{role} = ["{iri}"]' for role, iri in CLASSES.items()]
     out.append("")

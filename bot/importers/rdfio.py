@@ -34,3 +34,19 @@ def toml_string(value: str) -> str:
 
 def toml_list(values) -> str:
     return "[" + ", ".join(toml_string(v) for v in values) + "]"
+
+
+def schema_header(prefixes: dict[str, str]) -> list[str]:
+    """bundle.toml lines from `[prefixes]` to the `[classes]` header, for Wikidata-shaped graphs
+    (rdfs:label labels, wdt:P31 types, English)."""
+    return [
+        "[prefixes]",
+        *(f"{name} = {toml_string(iri)}" for name, iri in prefixes.items()),
+        "",
+        "[schema]",
+        'label = "rdfs:label"',
+        'type = "wdt:P31"',
+        'language = "en"',
+        "",
+        "[classes]",
+    ]
