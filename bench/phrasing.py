@@ -9,6 +9,7 @@ each KG label the reply mentions (any class, any case) must occur there too.
 
     .venv/bin/python bench/phrasing.py                 # 200 answers (a few minutes)
     .venv/bin/python bench/phrasing.py --n 1000        # the issue's 1,000
+    .venv/bin/python bench/phrasing.py --busy-neighbour  # with another program spinning on one core
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import random
 import re
 import resource
 import statistics
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -123,6 +125,8 @@ class Tally:
     llm_flagged_n: int = 0
     rejected: list[tuple[str, str, list[str]]] = field(default_factory=list)
     examples: list[tuple[str, str]] = field(default_factory=list)
+    threads: Counter = field(default_factory=Counter)  # threads each generation ran with
+    problems: Counter = field(default_factory=Counter)  # why the guard rejected outputs, by kind
     answered: int = 0
 
 
@@ -146,11 +150,14 @@ def measure(agent: Agent, questions: list[str], tally: Tally, label: str) -> Non
         elif mode == "rejected":
             tally.paths["rejected by the guard"] += 1
             tally.rejected.append((question, step.detail.get("llm_output", ""), step.detail.get("llm_problems", [])))
+            tally.problems.update({re.sub(r" ['\d].*", "", p) for p in step.detail.get("llm_problems", [])})
         elif mode.startswith(("timeout", "error")):
             tally.paths[mode.split(":")[0]] += 1
         else:
             tally.paths["template by policy"] += 1
             tally.policy[mode] += 1
+        if "llm_threads" in step.detail:
+            tally.threads[step.detail["llm_threads"]] += 1
         if "llm_ms" in step.detail or mode.startswith("timeout"):
             tally.phrase_wall.append(step.ms)
             tally.phrase_cpu.append(recorder.cpu_ms)
@@ -189,21 +196,27 @@ def report(tally: Tally, rss: dict, load: tuple[float, float], threads: int) -> 
     for reason, count in tally.policy.most_common():
         print(f"    {reason:<60}{count:>6}")
     print(f"guard failure rate: {tally.paths['rejected by the guard']}/{judged} = {tally.paths['rejected by the guard'] / max(judged, 1):.1%} of the model's outputs")
+    print(f"  rejections by problem: " + ", ".join(f"{k} {v}" for k, v in tally.problems.most_common()))
     print(f"model calls: {attempted}, over their time budget: {tally.paths['timeout']}, failed: {tally.paths['error']}")
+    print("threads per generation: " + ", ".join(f"{k}: {v}" for k, v in sorted(tally.threads.items())))
     print(f"audit: replies with an unsupported number or KG label: {len(tally.flagged)} (LLM-worded: {tally.llm_flagged_n})")
     for label, text, flags in tally.flagged[:10]:
         print(f"    [{label}] {text[:150]!r}: {flags[:4]}")
-    print(f"phrase stage per model call ({threads} thread{'s' if threads > 1 else ''}): wall p50 {statistics.median(tally.phrase_wall or [0]):.0f} ms, p95 {pct(tally.phrase_wall, 0.95):.0f} ms;"
+    print(f"phrase stage per model call (llm_threads = {threads}{' (auto)' if threads == 0 else ''}): wall p50 {statistics.median(tally.phrase_wall or [0]):.0f} ms, p95 {pct(tally.phrase_wall, 0.95):.0f} ms;"
           f" CPU p50 {statistics.median(tally.phrase_cpu or [0]):.0f} ms, p95 {pct(tally.phrase_cpu, 0.95):.0f} ms")
     print(f"end to end, single-fact answers with phrasing on (n={len(tally.single_wall)}): wall p50 {statistics.median(tally.single_wall or [0]):.0f} ms,"
           f" p95 {pct(tally.single_wall, 0.95):.0f} ms; CPU p50 {statistics.median(tally.single_cpu or [0]):.0f} ms, p95 {pct(tally.single_cpu, 0.95):.0f} ms")
-    print(f"memory (RSS): agents without the model {rss['before']:.0f} MB, with the model loaded and used {rss['after']:.0f} MB"
-          f" (+{rss['after'] - rss['before']:.0f} MB), peak {rss['peak']:.0f} MB")
+    print(f"memory (RSS): agents without the model {rss['before']:.0f} MB, with the model loaded and primed {rss['model']:.0f} MB"
+          f" (+{rss['model'] - rss['before']:.0f} MB), after every answer {rss['after']:.0f} MB, peak {rss['peak']:.0f} MB")
     print(f"load average (1 min) at start / end: {load[0]:.1f} / {load[1]:.1f} on 2 cores — wall times include the neighbours, CPU times do not")
     if tally.rejected:
-        print("\nrejected by the guard (model output, problems):")
-        for question, output, problems in tally.rejected[:8]:
-            print(f"  {question!r}: {output!r} {problems[:3]}")
+        print("\nrejected by the guard, the first few of each problem (question: model output, problems):")
+        shown: Counter = Counter()
+        for question, output, problems in tally.rejected:
+            kinds = {re.sub(r" ['\d].*", "", p) for p in problems}
+            if any(shown[k] < 4 for k in kinds):
+                shown.update(kinds)
+                print(f"  {question!r}: {output!r} {problems[:3]}")
     print("\nexamples (template -> phrased):")
     for template, text in tally.examples:
         print(f"  {template}\n    -> {text}")
@@ -214,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=200, help="questions in all (3/4 MetaQA dev, 1/4 demo KG)")
     parser.add_argument("--budget", type=float, default=None, help="time budget per generation in seconds (default: Settings.llm_time_budget_s)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--busy-neighbour", action="store_true", help="keep one core busy with another process while measuring")
     parser.add_argument("--demo", default=str(DEFAULT_KG), help="demo bundle folder")
     args = parser.parse_args(argv)
     logging.getLogger("bot.phrasing").setLevel(logging.ERROR)  # timeouts and failures are counted below
@@ -231,17 +245,24 @@ def main(argv: list[str] | None = None) -> int:
         primed = time.process_time()
         model.prime(PRIMER)
         primed = time.process_time() - primed
+        rss["model"] = rss_mb()
         for a in (agent, demo):
-            a.phraser = Phraser(model, a.kg.bundle, FaithfulnessGuard(a.kg.labels), settings)
+            a.phraser = Phraser(model, a.kg.bundle, FaithfulnessGuard(a.kg.labels, a.kg.bundle), settings)
         questions = []
         for hop, share in ((1, 2), (2, 1), (3, 1)):
             picked, _ = dev_questions(SHARED / "metaqa", hop, max(1, n_metaqa * share // 4))
             questions += [re.sub(r"\[([^\]]*)\]", r"\1", q) for q, _ in picked]
         started = time.perf_counter()
-        measure(agent, questions, tally, "metaqa")
-        measure(demo, demo_questions(demo, n_demo, args.seed), tally, "demo")
+        neighbour = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy_neighbour else None
+        try:
+            measure(agent, questions, tally, "metaqa")
+            measure(demo, demo_questions(demo, n_demo, args.seed), tally, "demo")
+        finally:
+            if neighbour is not None:
+                neighbour.kill()
         rss.update(after=rss_mb(), peak=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-    print(f"{len(questions)} MetaQA dev + {n_demo} demo KG questions in {time.perf_counter() - started:.0f} s")
+    print(f"{len(questions)} MetaQA dev + {n_demo} demo KG questions in {time.perf_counter() - started:.0f} s"
+          + (", another process keeping one core busy" if args.busy_neighbour else ""))
     print(f"priming the model (shared prompt prefix, once per process): {primed:.1f} s CPU")
     report(tally, rss, (load0, os.getloadavg()[0]), settings.llm_threads)
     return 0

@@ -44,7 +44,7 @@ class Settings:
     ner_layers: int = 3  # MiniLM layers kept for the tagger (of 6): half the latency, same spans on MetaQA
     llm: bool = True  # phrase sentences with the local GGUF model when one is available
     llm_model: str = ""  # path to a GGUF file; empty = the embedded default
-    llm_threads: int = 1  # 2 halves phrasing latency on an idle 2-core machine (see bench/phrasing.py)
+    llm_threads: int = 0  # 0 = per generation, the cores idle at that moment (at most 4), else 1; or a fixed count
     llm_context: int = 2048
     llm_max_tokens: int = 96
     llm_time_budget_s: float = 2.0

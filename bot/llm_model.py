@@ -18,6 +18,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .cache import byte_progress, file_digest
 from .config import Settings
@@ -112,10 +113,56 @@ class Generation:
     text: str
     tokens: int
     ms: float
+    threads: int
+
+
+def usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def runnable_elsewhere(samples: int = 3, gap_s: float = 0.001) -> int | None:
+    """How many other threads want a CPU right now (the fewest over a few quick reads of the
+    kernel's run queue, /proc/loadavg), or None where the kernel does not say."""
+    counts = []
+    for i in range(samples):
+        try:
+            with open("/proc/loadavg") as fh:
+                running = int(fh.read().split()[3].split("/")[0])
+        except (OSError, ValueError, IndexError):
+            return None
+        counts.append(running - 1)  # the thread reading the file is running too
+        if i + 1 < samples:
+            time.sleep(gap_s)
+    return max(min(counts), 0)
+
+
+def threads_for_now(most: int) -> int:
+    """Threads for the next generation with `llm_threads = 0`: the cores nobody else is using, at least one.
+
+    llama.cpp's threads wait for each other after every step, so a thread that shares its core
+    with a busy neighbour slows all of them: two threads then take twice as long as one. On an
+    idle machine they are almost twice as fast."""
+    if most <= 1:
+        return 1
+    others = runnable_elsewhere()
+    if others is None:
+        return 1
+    return max(1, min(most, usable_cores() - others))
+
+
+AUTO_MAX_THREADS = 4  # past this a model this small gains little per thread
+# prompt tokens per llama_decode: phrasing prompts add ~30 tokens to the primed prefix; llama-cpp-python
+# keeps an n_batch x vocabulary float array (and a copy in the primed state): 64 rows cost 39 MB, 256 cost 155 MB
+N_BATCH = 64
 
 
 class LocalModel:
-    """One loaded llama.cpp model; calls are serialised (a llama context is not thread-safe) and time-boxed."""
+    """One loaded llama.cpp model; calls are serialised (a llama context is not thread-safe) and time-boxed.
+
+    `threads` = 0 picks the thread count per call from the cores that are idle at that moment."""
 
     def __init__(self, path: Path, threads: int = 1, context: int = 2048, temperature: float = 0.0):
         try:
@@ -127,9 +174,12 @@ class LocalModel:
         self._lock = threading.Lock()
         self._deadline = float("inf")
         self._primed = None  # llama state after the shared prompt prefix (see prime)
+        self.auto_threads = threads <= 0
+        self.most_threads = min(AUTO_MAX_THREADS, usable_cores()) if self.auto_threads else threads
+        self.threads = 1 if self.auto_threads else threads  # what the context is set to now
         try:
             self._llm = Llama(
-                str(path), n_ctx=context, n_threads=threads, n_threads_batch=threads, n_batch=256, verbose=False, seed=0
+                str(path), n_ctx=context, n_threads=self.threads, n_threads_batch=self.threads, n_batch=N_BATCH, verbose=False, seed=0
             )
         except (ValueError, RuntimeError, MemoryError, OSError) as exc:
             raise ModelUnavailable(f"cannot load phrasing model {path}: {exc}") from exc
@@ -137,6 +187,14 @@ class LocalModel:
         # llama.cpp polls this between graph nodes, so even a long prompt evaluation stops at the deadline
         self._abort = low_level.ggml_abort_callback(lambda _data: time.monotonic() > self._deadline)
         low_level.llama_set_abort_callback(self._llm.ctx, self._abort, ctypes.c_void_p())
+        self._set_threads = low_level.llama_set_n_threads
+
+    def _pick_threads(self) -> None:
+        """With auto threads, set the context to the cores idle right now (call with the lock held)."""
+        threads = threads_for_now(self.most_threads) if self.auto_threads else self.threads
+        if threads != self.threads:
+            self._set_threads(self._llm.ctx, threads, threads)
+            self.threads = threads
 
     def prime(self, messages: list[dict]) -> None:
         """Evaluate the prompt prefix every call shares once, with no time budget, and keep that state.
@@ -146,6 +204,7 @@ class LocalModel:
         again, and so on."""
         with self._lock:
             if self._primed is None:
+                self._pick_threads()
                 self._llm.create_chat_completion(messages, temperature=self.temperature, max_tokens=1)
                 self._primed = self._llm.save_state()
 
@@ -158,16 +217,25 @@ class LocalModel:
     def primed_tokens(self) -> int:
         return self._primed.n_tokens if self._primed is not None else 0
 
-    def chat(self, messages: list[dict], max_tokens: int, budget_s: float, wait_s: float | None = None) -> Generation:
+    def chat(
+        self,
+        messages: list[dict],
+        max_tokens: int,
+        budget_s: float,
+        wait_s: float | None = None,
+        finished: Callable[[str], bool] | None = None,
+    ) -> Generation:
         """The assistant's reply to `messages`, or GenerationTimeout past `budget_s` (waiting included)
         or when the model stays busy with another reply for `wait_s` (under load, answers do not queue
-        for phrasing: they keep their template sentence)."""
+        for phrasing: they keep their template sentence). `finished(text so far)` may end the reply
+        early: a complete sentence then saves the step that would only produce the end token."""
         started = time.monotonic()
         wait = budget_s if wait_s is None else min(wait_s, budget_s)
         if not self._lock.acquire(timeout=max(wait, 0.0)):
             raise GenerationTimeout(f"the model was busy for {wait:.2f} s")
         try:
             self._deadline = started + budget_s
+            self._pick_threads()
             pieces: list[str] = []
             try:
                 stream = self._llm.create_chat_completion(
@@ -176,6 +244,9 @@ class LocalModel:
                 for chunk in stream:
                     if content := chunk["choices"][0]["delta"].get("content"):
                         pieces.append(content)
+                        if finished is not None and finished("".join(pieces)):
+                            stream.close()
+                            break
                     if time.monotonic() > self._deadline:
                         raise GenerationTimeout(f"generation took longer than {budget_s:.1f} s")
             except GenerationTimeout:
@@ -185,11 +256,10 @@ class LocalModel:
                 if time.monotonic() > self._deadline:
                     raise GenerationTimeout(f"generation took longer than {budget_s:.1f} s") from exc
                 raise
-            return Generation("".join(pieces), len(pieces), (time.monotonic() - started) * 1000)
+            return Generation("".join(pieces), len(pieces), (time.monotonic() - started) * 1000, self.threads)
         finally:
             self._deadline = float("inf")
             self._lock.release()
-
 
     def _recover(self) -> None:
         """llama.cpp dropped the sequence's cache: go back to the primed prefix, or to nothing."""

