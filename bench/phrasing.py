@@ -113,6 +113,11 @@ def audit(text: str, facts: Facts, template: str, labels, generic: set[str]) -> 
     return flags
 
 
+def problem_kind(problem: str) -> str:
+    """Turns "unsupported name 'Milk'" into "unsupported name"."""
+    return re.sub(r" ['\d].*", "", problem)
+
+
 @dataclass
 class Tally:
     paths: Counter = field(default_factory=Counter)
@@ -150,7 +155,7 @@ def measure(agent: Agent, questions: list[str], tally: Tally, label: str) -> Non
         elif mode == "rejected":
             tally.paths["rejected by the guard"] += 1
             tally.rejected.append((question, step.detail.get("llm_output", ""), step.detail.get("llm_problems", [])))
-            tally.problems.update({re.sub(r" ['\d].*", "", p) for p in step.detail.get("llm_problems", [])})
+            tally.problems.update({problem_kind(p) for p in step.detail.get("llm_problems", [])})
         elif mode.startswith(("timeout", "error")):
             tally.paths[mode.split(":")[0]] += 1
         else:
@@ -213,7 +218,7 @@ def report(tally: Tally, rss: dict, load: tuple[float, float], threads: int) -> 
         print("\nrejected by the guard, the first few of each problem (question: model output, problems):")
         shown: Counter = Counter()
         for question, output, problems in tally.rejected:
-            kinds = {re.sub(r" ['\d].*", "", p) for p in problems}
+            kinds = {problem_kind(p) for p in problems}
             if any(shown[k] < 4 for k in kinds):
                 shown.update(kinds)
                 print(f"  {question!r}: {output!r} {problems[:3]}")

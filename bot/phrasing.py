@@ -365,17 +365,21 @@ class Phraser:
             detail["llm"] = why
             return sentence
 
+        verdicts: dict[str, Verdict] = {}  # an output judged when it ended the generation is not judged again
+
         def judge(output: str) -> Verdict:
-            return self.guard.check(
-                clean_output(output),
-                facts,
-                sentence.text,
-                task.required,
-                task.wording,
-                task.keeps_draft_numbers,
-                absent=list(task.values) if task.lead_in else [],
-                max_words=task.max_words,
-            )
+            if output not in verdicts:
+                verdicts[output] = self.guard.check(
+                    clean_output(output),
+                    facts,
+                    sentence.text,
+                    task.required,
+                    task.wording,
+                    task.keeps_draft_numbers,
+                    absent=list(task.values) if task.lead_in else [],
+                    max_words=task.max_words,
+                )
+            return verdicts[output]
 
         def finished(output: str) -> bool:
             """A complete sentence the guard accepts: the model would only add the end token."""
