@@ -28,10 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bot.agent import Agent  # noqa: E402
 from bot.chat.chatroom import Chatroom  # noqa: E402
 from bot.chat.server import ChatroomConfig  # noqa: E402
-from bot.config import load_settings  # noqa: E402
-from bot.dialogue import Dialogue  # noqa: E402
-from bot.phrasing import find_phrase, phrase_key  # noqa: E402
-from bot.text import normalize  # noqa: E402
+from bot.core.config import load_settings  # noqa: E402
+from bot.core.text import normalize  # noqa: E402
+from bot.dialogue.dialogue import Dialogue  # noqa: E402
+from bot.generation.phrasing.guard import find_phrase, phrase_key  # noqa: E402
 
 TEMPLATES = ["Who directed {}?", "When was {} released?", "Who starred in {}?", "What genre is {}?", "Who wrote {}?"]
 
@@ -77,7 +77,9 @@ async def person(base: str, name: str, questions: list[str], latencies: list[flo
 
 
 async def run(args) -> int:
-    settings = load_settings(args.config).with_overrides(llm=args.llm, **({"kg": args.kg} if args.kg else {}))
+    settings = load_settings(args.config).with_overrides(**({"kg": args.kg} if args.kg else {}))
+    if not args.llm:
+        settings = settings.without("phrasing")
     agent = Agent.from_settings(settings)
     agent.wait_ready()  # the steady state: NER tagger loaded, phrasing model primed
     pool = question_pool(agent, args.users * args.questions, args.seed)

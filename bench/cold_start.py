@@ -34,8 +34,6 @@ from synth_kg import synth_settings  # noqa: E402
 TARGET_S = 3.0
 MOVIEBOT = str(Path(sys.executable).with_name("moviebot"))
 
-# `moviebot ask` without the optional features.
-ENGINE_ASK = "import sys, bot.features; bot.features.FEATURES = []; from bot.cli import run; sys.argv[0] = 'moviebot'; run()"
 
 # Runs in a fresh interpreter; prints one JSON object of (wall s, CPU s) per phase.
 PHASES = r"""
@@ -45,16 +43,13 @@ def mark(name):
     marks.append((name, time.perf_counter(), time.process_time()))
 mark("start")
 from bot.agent import Agent
-from bot.config import load_settings
-import bot.features
-if sys.argv[3] == "engine":
-    bot.features.FEATURES = []
+from bot.core.config import load_settings
 mark("imports")
-from bot.kg import cache_folder, resolve_bundle
-from bot.labels import LabelIndex
-from bot.classify import ChainClassifier
-from bot.store import LocalGraph
-settings = load_settings().with_overrides(kg=sys.argv[1], llm=False)
+from bot.kg.graph import cache_folder, resolve_bundle
+from bot.kg.labels import LabelIndex
+from bot.understanding.classifier import ChainClassifier
+from bot.kg.store import LocalGraph
+settings = load_settings().with_overrides(kg=sys.argv[1]).without("phrasing")
 bundle = resolve_bundle(settings)
 folder, _ = cache_folder(bundle, settings)
 mark("bundle")
@@ -64,14 +59,14 @@ LabelIndex.load(folder / "labels.pkl")
 mark("label index")
 ChainClassifier.load(folder / "classifier.pkl")
 mark("classifier")
-from bot.kg import open_kg
+from bot.kg.graph import open_kg
 agent = Agent(open_kg(settings, build_if_missing=False), settings)
 mark("open_kg + Agent() (repeats the loads)")
-bot.features.install_features(agent)
+agent.load_features()
 mark("features")
 agent.answer(sys.argv[2])
 mark("first answer")
-if agent.warmups:
+if agent._background:
     agent.wait_ready()
     mark("background loads (NER tagger) ready")
 print(json.dumps([(b[0], b[1] - a[1], b[2] - a[2]) for a, b in zip(marks, marks[1:])]))
@@ -84,11 +79,10 @@ def child_cpu() -> float:
 
 
 def ask_runs(kg: str, question: str, runs: int, env: dict, features: bool) -> tuple[list[float], list[float], str]:
-    command = [MOVIEBOT] if features else [sys.executable, "-c", ENGINE_ASK]
     walls, cpus, answer = [], [], ""
     for _ in range(runs):
         c0, w0 = child_cpu(), time.perf_counter()
-        done = subprocess.run([*command, "ask", "--no-llm", "--kg", kg, question], capture_output=True, text=True, env=env)
+        done = subprocess.run([MOVIEBOT, "--no-llm", "ask", "--kg", kg, question], capture_output=True, text=True, env=env)
         walls.append(time.perf_counter() - w0)
         cpus.append(child_cpu() - c0)
         if done.returncode != 0:
@@ -100,8 +94,7 @@ def ask_runs(kg: str, question: str, runs: int, env: dict, features: bool) -> tu
 def phase_runs(kg: str, question: str, runs: int, env: dict, features: bool) -> dict[str, tuple[list[float], list[float]]]:
     phases: dict[str, tuple[list[float], list[float]]] = {}
     for _ in range(runs):
-        mode = "features" if features else "engine"
-        done = subprocess.run([sys.executable, "-c", PHASES, kg, question, mode], capture_output=True, text=True, env=env)
+        done = subprocess.run([sys.executable, "-c", PHASES, kg, question], capture_output=True, text=True, env=env)
         if done.returncode != 0:
             sys.exit(f"phase run failed: {done.stderr[-800:]}")
         for name, wall, cpu in json.loads(done.stdout.strip().splitlines()[-1]):
@@ -112,8 +105,8 @@ def phase_runs(kg: str, question: str, runs: int, env: dict, features: bool) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    import bot.features
-    from bot.kg import build, open_kg
+    from bot.agent import build
+    from bot.kg.graph import open_kg
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -123,12 +116,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     settings = synth_settings(args.scale, args.seed)
     if not args.features:
-        bot.features.FEATURES = []
+        settings = settings.with_overrides(features=())
     build(settings)
     labels = open_kg(settings, build_if_missing=False).labels
     film = max((i for i, g in enumerate(labels.groups) if g == "film"), key=lambda i: labels.degree[i])
     question = f"Who directed {labels.labels[film]}?"
-    env = {**os.environ, "MOVIEBOT_CACHE_DIR": settings.cache_dir}
+    env = {**os.environ, "MOVIEBOT_CACHE_DIR": settings.cache_dir, "MOVIEBOT_FEATURES": ",".join(settings.features)}
     print(f"KG: {settings.kg} ({'with the installed features' if args.features else 'engine only'})\nquestion: {question}")
     ask_runs(settings.kg, question, 1, env, args.features)  # warm the OS file cache once
     walls, cpus, answer = ask_runs(settings.kg, question, args.runs, env, args.features)

@@ -26,11 +26,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.agent import Agent  # noqa: E402
-from bot.config import load_settings  # noqa: E402
-from bot.importers.metaqa import BASE  # noqa: E402
-from bot.importers.rdfio import iri_for  # noqa: E402
+from bot.core.config import load_settings  # noqa: E402
+from bot.core.text import normalize, tokens  # noqa: E402
+from bot.kg.importers.metaqa import BASE  # noqa: E402
+from bot.kg.importers.rdfio import iri_for  # noqa: E402
 from bot.replay import Score, _norm  # noqa: E402
-from bot.text import normalize, tokens  # noqa: E402
 
 BRACKET = re.compile(r"\[([^\]]*)\]")
 ROLES = {"movie": "film", "actor": "person", "writer": "person", "director": "person", "tag": "tag"}
@@ -58,7 +58,7 @@ def sample(hop_dir: Path, n: int, seed: int) -> list[dict]:
 
 
 def with_typos(item: dict, rng: random.Random) -> dict:
-    from bot.ner import typo
+    from bot.understanding.ner.sentences import typo
 
     name = typo(rng, item["name"], rng.randint(1, 2))
     text = item["text"][: item["start"]] + name + item["text"][item["end"] :]
@@ -106,8 +106,9 @@ def hits_at_1(agent: Agent, items: list[dict]) -> float:
 
 
 def heldout_f1(agent: Agent) -> None:
-    from bot.ner import NerDataGenerator, TrainingPlan
-    from bot.ner_tagger import NerTagger, flair_sentence, train_tagger
+    from bot.understanding.ner.plan import TrainingPlan
+    from bot.understanding.ner.sentences import NerDataGenerator
+    from bot.understanding.ner.tagger import NerTagger, flair_sentence, train_tagger
 
     labels = agent.kg.labels
     titles = sorted(l for l, g in zip(labels.labels, labels.groups) if g == "film")
@@ -116,7 +117,7 @@ def heldout_f1(agent: Agent) -> None:
     rng.shuffle(titles)
     rng.shuffle(persons)
     settings = agent.settings
-    from bot.ner import training_plan
+    from bot.understanding.ner.plan import training_plan
 
     plan: TrainingPlan = training_plan(settings, len(titles) + len(persons))
     train = NerDataGenerator(agent.kg.bundle, titles[1500:], persons[1500:], seed=plan.seed).examples(plan.sentences)
@@ -143,13 +144,13 @@ def main() -> None:
     parser.add_argument("--no-hits", action="store_true", help="skip the hits@1 comparison")
     parser.add_argument("--f1", action="store_true", help="also train a held-out tagger and print its span F1")
     args = parser.parse_args()
-    settings = load_settings().with_overrides(kg=str(Path(args.kg).resolve()), cache_dir=args.cache_dir, llm=False)
+    settings = load_settings().with_overrides(kg=str(Path(args.kg).resolve()), cache_dir=args.cache_dir).without("phrasing")
     agent = Agent.from_settings(settings)
     agent.wait_ready()
     manifest = agent.kg.folder / "ner" / "manifest.json"
     if manifest.is_file():
         print(f"NER model: {manifest.read_text().strip()}")
-    index_only = Agent.from_settings(settings.with_overrides(ner=False))
+    index_only = Agent.from_settings(settings.without("ner"))
     for hop in filter(None, args.hops.split(",")):
         items = sample(Path(args.metaqa) / f"{hop}-hop", args.n, args.seed)
         figures = entity_figures(agent, items, random.Random(args.seed))

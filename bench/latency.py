@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from metaqa_accuracy import SHARED, bench_agent, dev_questions, metaqa_settings  # noqa: E402
+
 from synth_kg import synth_settings  # noqa: E402
 
 WARMUP = 10
@@ -46,9 +47,9 @@ def synth_questions(agent, n: int, seed: int, mix: str) -> list[tuple[str, int]]
     through people); mix "uniform": every supported chain, including paths through hub
     values such as a genre or a language shared by thousands of films.
     """
-    from bot.questions import QuestionGenerator, supported_chains
-    from bot.retrieval import iri
-    from bot.understand import topic_role
+    from bot.kg.queries import iri
+    from bot.understanding.parser import topic_role
+    from bot.understanding.questions import QuestionGenerator, supported_chains
 
     rng = random.Random(seed)
     labels = agent.kg.labels

@@ -21,11 +21,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.bundle import load_bundle  # noqa: E402
-from bot.embeddings import TransEConfig, TripleSet, graph_triples, train_transe  # noqa: E402
-from bot.importers.metaqa import import_metaqa  # noqa: E402
-from bot.labels import build_label_index  # noqa: E402
-from bot.store import LocalGraph, build_store  # noqa: E402
+from bot.answering.embeddings.transe import TransEConfig, TripleSet, graph_triples, train_transe  # noqa: E402
+from bot.kg.bundle import load_bundle  # noqa: E402
+from bot.kg.importers.metaqa import import_metaqa  # noqa: E402
+from bot.kg.labels import build_label_index  # noqa: E402
+from bot.kg.store import LocalGraph, build_store  # noqa: E402
 
 DEFAULT_KB = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "metaqa" / "kb.txt"
 

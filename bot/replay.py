@@ -14,8 +14,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .agent import Agent
-from .text import fold
+from bot.agent import Agent
+from bot.core.text import fold
 
 _BRACKETS = re.compile(r"\[([^\]]*)\]")
 

@@ -8,15 +8,17 @@ from pathlib import Path
 import pytest
 
 from bot.agent import Agent
-from bot.config import REPO_ROOT, Settings
+from bot.core.config import Settings
 
-# The Flair NER layer trains a model per KG (minutes on 2 cores); only its own tests turn it on.
+REPO = Path(__file__).resolve().parent.parent
+# The Flair NER layer trains a model per KG (minutes on 2 cores), and LLM phrasing is slow and worded
+# freely: only their own tests turn them on; the others use the features that need no long training.
 # This also reaches CLI commands and subprocesses the tests start (Settings read MOVIEBOT_* variables).
-os.environ.setdefault("MOVIEBOT_NER", "false")
-# Likewise LLM phrasing: only tests/test_phrasing*.py turn it on (template sentences are deterministic).
-os.environ.setdefault("MOVIEBOT_LLM", "false")
+CHEAP_FEATURES = ("crowd", "embeddings", "recommend", "images")
+os.environ.setdefault("MOVIEBOT_FEATURES", ",".join(CHEAP_FEATURES))
+os.environ.setdefault("MOVIEBOT_SYNAPSE_PYTHON", str(REPO / ".cache" / "synapse-venv" / "bin" / "python"))
 
-SHARED = Path(os.environ.get("MOVIEBOT_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+SHARED = Path(os.environ.get("MOVIEBOT_SHARED_DATA", REPO.parent / "shared" / "data"))
 
 
 def shared_path(*parts: str) -> Path:
@@ -103,7 +105,7 @@ def mini_bundle(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def mini_settings(mini_bundle, cache_dir) -> Settings:
     # the Flair NER layer and the LLM phraser have their own tests; the engine's tests run without them
-    return Settings(kg=str(mini_bundle), cache_dir=str(cache_dir), llm=False, ner=False)
+    return Settings(kg=str(mini_bundle), cache_dir=str(cache_dir), features=CHEAP_FEATURES)
 
 
 @pytest.fixture(scope="session")
@@ -113,7 +115,7 @@ def mini_agent(mini_settings) -> Agent:
 
 @pytest.fixture(scope="session")
 def metaqa_bundle(tmp_path_factory) -> Path:
-    from bot.importers.metaqa import import_metaqa
+    from bot.kg.importers.metaqa import import_metaqa
 
     out = tmp_path_factory.mktemp("metaqa")
     import_metaqa(shared_path("metaqa", "kb.txt"), out)
@@ -122,4 +124,4 @@ def metaqa_bundle(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def metaqa_agent(metaqa_bundle, cache_dir) -> Agent:
-    return Agent.from_settings(Settings(kg=str(metaqa_bundle), cache_dir=str(cache_dir), llm=False, ner=False))
+    return Agent.from_settings(Settings(kg=str(metaqa_bundle), cache_dir=str(cache_dir), features=CHEAP_FEATURES))

@@ -11,10 +11,12 @@ import pytest
 from typer.testing import CliRunner
 
 from bot.agent import Agent
-from bot.bundle import load_bundle
 from bot.cli import app
-from bot.config import Settings
-from bot.importers.atai import import_atai
+from bot.core.config import Settings
+from bot.kg.bundle import load_bundle
+from bot.kg.importers.atai import import_atai
+
+from conftest import CHEAP_FEATURES
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
@@ -124,7 +126,7 @@ def atai_bundle(tmp_path_factory) -> tuple[Path, object]:
 
 @pytest.fixture(scope="module")
 def atai_agent(atai_bundle, cache_dir) -> Agent:
-    return Agent.from_settings(Settings(kg=str(atai_bundle[0]), cache_dir=str(cache_dir), llm=False, ner=False))
+    return Agent.from_settings(Settings(kg=str(atai_bundle[0]), cache_dir=str(cache_dir), features=CHEAP_FEATURES))
 
 
 def test_bundle_schema_follows_the_graph(atai_bundle):
@@ -164,7 +166,7 @@ def test_imported_bundle_answers_questions(atai_agent):
     by_title = {}
     for film in FILMS:
         by_title.setdefault(film[1], []).append(film)
-    for q, title, cls, director, cast, date, genres, country, rating in FILMS:
+    for _, title, _, director, *_ in FILMS:
         if len(by_title[title]) > 1:
             continue
         reply = atai_agent.answer(f"Who directed {title}?")

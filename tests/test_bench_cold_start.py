@@ -12,9 +12,9 @@ import pytest
 import sklearn.feature_extraction.text
 import sklearn.linear_model
 
-from bot.bundle import load_bundle
-from bot.classify import ChainClassifier
-from bot.questions import QuestionGenerator
+from bot.kg.bundle import load_bundle
+from bot.understanding.classifier import ChainClassifier
+from bot.understanding.questions import QuestionGenerator
 
 PROBES = ["", "ENT", "WHO's   the Director of ENT?!", "zzz unknown words only", "when did ENT come out"]
 
@@ -80,9 +80,9 @@ def test_answering_does_not_import_scikit_learn(mini_agent, mini_settings):
     script = (
         "import json, sys\n"
         "from bot.agent import Agent\n"
-        "from bot.config import Settings\n"
-        "from bot.kg import open_kg\n"
-        f"settings = Settings(kg={mini_settings.kg!r}, cache_dir={mini_settings.cache_dir!r}, llm=False)\n"
+        "from bot.core.config import Settings\n"
+        "from bot.kg.graph import open_kg\n"
+        f"settings = Settings(kg={mini_settings.kg!r}, cache_dir={mini_settings.cache_dir!r}, features=())\n"
         "reply = Agent(open_kg(settings, build_if_missing=False), settings).answer('Who directed Milk?')\n"
         "print(json.dumps([reply.answers, sorted(m for m in ('sklearn', 'scipy') if m in sys.modules)]))\n"
     )

@@ -10,10 +10,12 @@ from collections import defaultdict
 import pyoxigraph
 import pytest
 
-from bot.bundle import load_bundle
-from bot.config import DEFAULT_KG, REPO_ROOT
+from bot.core.config import DEFAULT_KG
+from bot.kg.bundle import load_bundle
 
-sys.path.insert(0, str(REPO_ROOT / "bench"))
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "bench"))
 from synth_kg import generate  # noqa: E402
 
 WD = "http://www.wikidata.org/entity/"
@@ -70,7 +72,7 @@ def test_remakes_share_a_title_in_different_years(tiny):
 def test_same_seed_same_graph_other_seed_other_graph(tiny, tmp_path):
     """Byte-identical output for a seed, also in another process (whose string hashing differs)."""
     out, _ = tiny
-    script = f"import sys; sys.path.insert(0, {str(REPO_ROOT / 'bench')!r}); from synth_kg import main; main([{str(tmp_path / 'again')!r}, '--scale', '0.003', '--seed', '3'])"
+    script = f"import sys; sys.path.insert(0, {str(REPO / 'bench')!r}); from synth_kg import main; main([{str(tmp_path / 'again')!r}, '--scale', '0.003', '--seed', '3'])"
     subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, env={**os.environ, "PYTHONHASHSEED": "12345"})
     generate(tmp_path / "other", scale=0.003, seed=4)
     assert (tmp_path / "again" / "graph.nt").read_bytes() == (out / "graph.nt").read_bytes()

@@ -9,12 +9,13 @@ import pytest
 
 from bot.chat.chatroom import Chatroom
 from bot.chat.server import ChatroomConfig
-from bot.config import REPO_ROOT
-from bot.dialogue import Dialogue
+from bot.dialogue.dialogue import Dialogue
+
+from conftest import REPO
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
-ARTIFACTS = REPO_ROOT / "artifacts"
+ARTIFACTS = REPO / "artifacts"
 
 
 def need_browser():

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.bundle import BundleError, load_bundle
+from bot.kg.bundle import BundleError, load_bundle
+
 from conftest import write_mini_bundle
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bot.cache import pickled
+from bot.core.cache import pickled
+
+from conftest import CHEAP_FEATURES
 
 
 def test_pickled_values_are_reused_per_key_and_rebuilt_when_damaged(tmp_path):
@@ -26,15 +28,16 @@ def test_pickled_values_are_reused_per_key_and_rebuilt_when_damaged(tmp_path):
 
 
 def test_a_forced_build_rebuilds_the_store_index_and_classifier(mini_bundle, tmp_path):
-    from bot.config import Settings
-    from bot.kg import build, open_kg
+    from bot.agent import build
+    from bot.core.config import Settings
+    from bot.kg.graph import open_kg
 
-    settings = Settings(kg=str(mini_bundle), cache_dir=str(tmp_path), llm=False, ner=False)
-    folder = build(settings, quiet=True)
+    settings = Settings(kg=str(mini_bundle), cache_dir=str(tmp_path), features=CHEAP_FEATURES)
+    folder = build(settings, quiet=True).folder
     before = {name: (folder / name).stat().st_mtime_ns for name in ("labels.pkl", "classifier.pkl")}
-    assert build(settings, quiet=True) == folder  # fresh: reused
+    assert build(settings, quiet=True).folder == folder  # fresh: reused
     assert {name: (folder / name).stat().st_mtime_ns for name in before} == before
-    assert build(settings, quiet=True, force=True) == folder
+    assert build(settings, quiet=True, force=True).folder == folder
     assert all((folder / name).stat().st_mtime_ns != mtime for name, mtime in before.items())
     kg = open_kg(settings, build_if_missing=False)  # still fresh after the forced build
     assert kg.labels.lookup("good will hunting")

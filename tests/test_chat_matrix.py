@@ -12,7 +12,7 @@ from nio import AsyncClient, LoginResponse, RoomCreateResponse, RoomMessageNotic
 from bot.chat.matrix import MatrixConnector
 from bot.chat.runner import Runner
 from bot.chat.synapse import LocalSynapse, synapse_python
-from bot.dialogue import Dialogue
+from bot.dialogue.dialogue import Dialogue
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import threading
 import time
 
 from bot.chat.runner import Runner
-from bot.contracts import Message, Reply
+from bot.core.contracts import Message, Reply
 
 
 def echo(message: Message) -> Reply:

@@ -10,7 +10,7 @@ import pytest
 
 from bot.chat.chatroom import ChatroomSetupError, chatroom_config, parse_accounts
 from bot.chat.server import ChatroomConfig, ChatroomServer
-from bot.config import Settings
+from bot.core.config import Settings
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 import aiohttp
@@ -13,7 +14,7 @@ from bot.chat.render import split_text, without_mentions
 from bot.chat.runner import Runner
 from bot.chat.server import ChatroomConfig, ChatroomServer
 from bot.chat.speakeasy import SpeakeasyConnector
-from bot.contracts import Message, Reply
+from bot.core.contracts import Message, Reply
 
 
 def echo(message: Message) -> Reply:
@@ -179,7 +180,7 @@ async def test_a_reply_in_flight_at_a_crash_is_not_posted_again(tmp_path):
         await bot.say(room, "echo: q0")  # posted by the crashed bot...
         await ann.say(room, "q2")
         state = tmp_path / "state.json"
-        state.write_text('{"rooms": {"%s": {"answered": -1, "pending": 0}}}' % room)  # ...which had no time to record it
+        state.write_text(json.dumps({"rooms": {room: {"answered": -1, "pending": 0}}}))  # ...which had no time to record it
         runner = Runner(echo, workers=1)
         connector = SpeakeasyConnector(base, "moviebot", "pw", runner, state, poll_s=0.2)
         task = asyncio.create_task(connector.run())

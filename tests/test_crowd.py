@@ -12,23 +12,13 @@ from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 from typer.testing import CliRunner
 
 from bot.agent import Agent
+from bot.answering.crowd.aggregate import FilterRules, aggregate, fleiss_kappa, load_crowd
+from bot.answering.crowd.votes import COLUMNS, CORRECT, INCORRECT, TIE, Term, read_votes, resolve_term
+from bot.core.errors import CrowdFileError
 from bot.cli import app
-from bot.config import Settings
-from bot.crowd import (
-    COLUMNS,
-    CORRECT,
-    INCORRECT,
-    TIE,
-    CrowdFileError,
-    FilterRules,
-    Term,
-    aggregate,
-    fleiss_kappa,
-    load_crowd,
-    read_votes,
-    resolve_term,
-)
-from conftest import BOX_OFFICE, CAST, DATE, DIRECTOR, GENRE, bundle_toml, shared_path
+from bot.core.config import Settings
+
+from conftest import BOX_OFFICE, CAST, CHEAP_FEATURES, DATE, DIRECTOR, GENRE, bundle_toml, shared_path
 
 PREFIXES = {
     "wd": "http://www.wikidata.org/entity/",
@@ -251,7 +241,7 @@ def crowd_agent(course_file, tmp_path_factory, cache_dir):
         crowd=f'["{course_file}"]',
     )
     (folder / "bundle.toml").write_text(toml, encoding="utf-8")
-    return Agent.from_settings(Settings(kg=str(folder), cache_dir=str(cache_dir), llm=False, ner=False))
+    return Agent.from_settings(Settings(kg=str(folder), cache_dir=str(cache_dir), features=CHEAP_FEATURES))
 
 
 def test_missing_triple_is_answered_from_the_crowd(crowd_agent):

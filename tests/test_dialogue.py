@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.contracts import Message, Reply
-from bot.dialogue import Dialogue
+from bot.core.contracts import Message, Reply
+from bot.dialogue.dialogue import Dialogue
 
 
 @pytest.fixture

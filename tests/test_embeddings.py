@@ -10,21 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.bundle import load_bundle
-from bot.cache import read_manifest
-from bot.embeddings import (
-    COURSE_FILES,
-    FOLDER,
-    EmbeddingError,
-    Embeddings,
-    EmbeddingSpace,
-    TransEConfig,
-    TripleSet,
-    build_step,
-    train_transe,
-)
-from bot.kg import build, cache_folder
-from bot.labels import LabelIndex
+from bot.agent import build
+from bot.answering.embeddings.artefacts import FOLDER, build_step
+from bot.answering.embeddings.space import EmbeddingSpace
+from bot.answering.embeddings.transe import TransEConfig, TripleSet, train_transe
+from bot.answering.embeddings.vectors import COURSE_FILES, Embeddings
+from bot.core.cache import read_manifest
+from bot.core.errors import EmbeddingError
+from bot.kg.bundle import load_bundle
+from bot.kg.graph import cache_folder
+from bot.kg.labels import LabelIndex
 
 T = "http://test.invalid/"
 P57 = "http://www.wikidata.org/prop/direct/P57"
@@ -93,7 +88,7 @@ def test_transe_learns_a_translation():
     emb = train_transe(data, TransEConfig(dim=16, epochs=150, batches=3, learning_rate=0.05))
     groups = {e: ("film" if "film" in e else "person" if "director" in e else "genre") for e in data.entities}
     space = EmbeddingSpace(emb, label_index(groups))
-    from bot.bundle import Relation
+    from bot.kg.bundle import Relation
 
     director = Relation("director", P57, "forward", "entity", "person", "director", "directors", (), (), ())
     genre = Relation("genre", P136, "forward", "entity", "genre", "genre", "genres", (), (), ())
@@ -113,7 +108,7 @@ def test_nearest_is_exact_and_restricted_to_the_group():
 
 
 def test_inverse_relations_predict_against_the_stored_direction():
-    from bot.bundle import Relation
+    from bot.kg.bundle import Relation
 
     entities = [T + "film", T + "a", T + "b"]
     vectors = np.array([[1, 0], [2, 0], [0, 0]], np.float32)  # stored (value, P, film): value + r = film
@@ -199,7 +194,7 @@ def test_shipped_embeddings_that_do_not_fit_are_replaced_with_a_warning(mini_set
     else:
         shipped, manifest, reason = trained, {"graph": "0" * 64}, "another graph"
     bundle = _bundle_with_shipped(mini_bundle, tmp_path, shipped, manifest)
-    with caplog.at_level(logging.WARNING, logger="bot.embeddings"):
+    with caplog.at_level(logging.WARNING, logger="bot.answering.embeddings.artefacts"):
         build_step(mini_settings, bundle, scratch, key, quiet=True)
     assert any(reason in r.getMessage() and "training new ones" in r.getMessage() for r in caplog.records)
     assert read_manifest(scratch / FOLDER)["source"] == "trained"

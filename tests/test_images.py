@@ -8,9 +8,11 @@ from dataclasses import replace
 import pytest
 
 from bot.agent import Agent
-from bot.config import Settings
-from bot.images import ImageIndex, ImageIndexError, install, imdb_url
-from conftest import CAST, IMDB, bundle_toml
+from bot.answering.images import ImageIndex, imdb_url
+from bot.core.config import Settings
+from bot.core.errors import ImageIndexError
+
+from conftest import CAST, CHEAP_FEATURES, IMDB, bundle_toml
 
 PICTURES_TTL = r"""
 @prefix wd: <http://www.wikidata.org/entity/> .
@@ -73,7 +75,7 @@ def pictures(tmp_path_factory, cache_dir):
     root = tmp_path_factory.mktemp("pictures")
     bundle = write_pictures_bundle(root / "bundle")
     images_dir = write_image_files(root / "images")
-    settings = Settings(kg=str(bundle), cache_dir=str(cache_dir), llm=False, ner=False, images_dir=str(images_dir))
+    settings = Settings(kg=str(bundle), cache_dir=str(cache_dir), features=CHEAP_FEATURES, images_dir=str(images_dir))
     return Agent.from_settings(settings), settings, root
 
 
@@ -149,7 +151,7 @@ def test_no_image_is_said_plainly_with_the_imdb_link(pictures, tmp_path):
     index = tmp_path / "images.json"
     index.write_text(json.dumps([i for i in IMAGES if not (isinstance(i, dict) and "nm0000113" in i.get("cast", []))]), encoding="utf-8")
     without = Agent(agent.kg, replace(settings, images_index=str(index)))
-    install(without)
+    without.load_features()
     reply = without.answer("Let me know what Sandra Bullock looks like")
     assert "image:" not in reply.text and reply.image is None
     assert "no picture of Sandra Bullock" in reply.text and "https://www.imdb.com/name/nm0000113/" in reply.text
@@ -160,7 +162,7 @@ def test_no_imdb_id_and_no_index(pictures, tmp_path):
     reply = agent.answer("Show me a photo of Greta Nilsson")
     assert "no IMDb id" in reply.text and "image:" not in reply.text and "imdb.com" not in reply.text
     no_index = Agent(agent.kg, replace(settings, images_index=str(tmp_path / "missing.json")))
-    install(no_index)
+    no_index.load_features()
     reply = no_index.answer("Show me a picture of Halle Berry")
     assert "image:" not in reply.text and reply.image is None and "https://www.imdb.com/name/nm0000932/" in reply.text
     assert not reply.error
@@ -169,7 +171,7 @@ def test_no_imdb_id_and_no_index(pictures, tmp_path):
 def test_missing_image_file_keeps_the_token_but_not_the_path(pictures, tmp_path):
     agent, settings, _ = pictures
     empty_folder = Agent(agent.kg, replace(settings, images_dir=str(tmp_path)))
-    install(empty_folder)
+    empty_folder.load_features()
     reply = empty_folder.answer("Show me a picture of Halle Berry")
     assert "image:0001/rm0000001" in reply.text and reply.image is None
 

@@ -6,10 +6,11 @@ import random
 
 import pytest
 
-from bot.bundle import load_bundle
-from bot.importers.metaqa import BASE, import_metaqa
+from bot.kg.bundle import load_bundle
+from bot.kg.importers.metaqa import BASE, import_metaqa
 from bot.replay import read_questions, replay
-from conftest import shared_path
+
+from conftest import CHEAP_FEATURES, shared_path
 
 
 def test_import_small_kb(tmp_path):
@@ -39,7 +40,7 @@ def test_import_small_kb(tmp_path):
 
 def test_import_then_answer(tmp_path, cache_dir):
     from bot.agent import Agent
-    from bot.config import Settings
+    from bot.core.config import Settings
 
     kb = tmp_path / "kb.txt"
     kb.write_text(
@@ -49,7 +50,7 @@ def test_import_then_answer(tmp_path, cache_dir):
         encoding="utf-8",
     )
     import_metaqa(kb, tmp_path / "b")
-    agent = Agent.from_settings(Settings(kg=str(tmp_path / "b"), cache_dir=str(cache_dir), llm=False, ner=False))
+    agent = Agent.from_settings(Settings(kg=str(tmp_path / "b"), cache_dir=str(cache_dir), features=CHEAP_FEATURES))
     assert agent.answer("who directed Heat").answers == ["Michael Mann"]
     assert agent.answer("when was Heat released").answers == ["1995"]
     assert set(agent.answer("what films did Michael Mann direct").answers) == {"Heat", "Collateral", "The Insider"}

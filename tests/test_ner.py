@@ -12,23 +12,20 @@ from flair.data import Sentence
 from rapidfuzz.distance import Levenshtein
 
 from bot.agent import Agent
-from bot.bundle import load_bundle
-from bot.cache import read_manifest
-from bot.labels import LabelIndex
-from bot.ner import (
-    NerDataGenerator,
-    NerMentions,
-    TaggedSpan,
-    TrainingPlan,
-    build_step,
-    install,
-    made_up_title,
-    training_plan,
-    typo,
-    words,
-)
-from bot.ner_tagger import NerTagger, train_tagger, viterbi
-from bot.text import normalize, tokens
+from bot.core.cache import read_manifest
+from bot.core.text import normalize, tokens
+from bot.kg.bundle import load_bundle
+from bot.kg.labels import LabelIndex
+from bot.understanding.ner.matching import NerMentions, TaggedSpan
+from bot.understanding.ner.plan import TrainingPlan, training_plan
+from bot.understanding.ner.sentences import NerDataGenerator, made_up_title, typo
+from bot.understanding.ner.tagger import NerTagger, train_tagger, viterbi
+from bot.understanding.ner.training import build_step
+
+
+def words(text: str):
+    """The question as the tagger sees it: (word, start, end) with punctuation marks as words."""
+    return tokens(text, folded=False, marks=True)
 
 TITLES = ["Good Will Hunting", "Star Wars: Episode VI – Return of the Jedi", "Star Wars", "X-Men: First Class",
           "Tom Meets Zizou", "The Masked Gang: Cyprus", "Hamlet", "The Long Kiss Goodnight", "Good Morning, Vietnam"]
@@ -135,9 +132,10 @@ def test_same_seed_same_sentences(mini_bundle):
 def test_training_plan_scales_with_the_kg_and_keys_the_cache(mini_settings):
     small, large = training_plan(mini_settings, 10), training_plan(mini_settings, 100_000)
     assert small.sentences < large.sentences == mini_settings.ner_sentences
-    assert small.key("graph") != small.key("other graph")
+    assert small.key("graph", "schema") != small.key("other graph", "schema")
+    assert small.key("graph", "schema") != small.key("graph", "edited phrasings")  # the sentences come from the phrasings
     longer = training_plan(mini_settings.with_overrides(ner_epochs=mini_settings.ner_epochs + 1), 10)
-    assert longer.key("graph") != small.key("graph")
+    assert longer.key("graph", "schema") != small.key("graph", "schema")
 
 
 # ---------------------------------------------------------------- validation and fragment reassembly
@@ -206,7 +204,7 @@ def test_tagger_words_keep_offsets():
 
 @pytest.fixture(scope="module")
 def ner_settings(mini_settings):
-    return mini_settings.with_overrides(ner=True)
+    return mini_settings.with_overrides(features=(*mini_settings.features, "ner"))
 
 
 @pytest.fixture(scope="module")
@@ -285,7 +283,7 @@ def test_questions_are_answered_while_the_tagger_loads(ner_agent, ner_settings, 
     load = NerTagger.load
     monkeypatch.setattr(NerTagger, "load", classmethod(lambda cls, path: release.wait(60) and load(path)))
     agent = Agent(ner_agent.kg, ner_settings)
-    install(agent)
+    agent.load_features()
     answers, _ = understand_trace(agent, "Who directed Good Will Hunting?")
     assert answers == ["Gus Van Sant"] and agent.understander.span_sources == []  # the label index answered
     release.set()
@@ -301,25 +299,25 @@ def test_trained_model_is_cached_and_reused(ner_agent, ner_settings):
     assert build_step(ner_settings, kg.bundle, kg.folder, kg.key, quiet=True) == model
     assert model.stat().st_mtime_ns == before
     names = sum(g in ("film", "person") for g in kg.labels.groups)
-    assert read_manifest(kg.folder / "ner")["key"] == training_plan(ner_settings, names).key(kg.key)
+    assert read_manifest(kg.folder / "ner")["key"] == training_plan(ner_settings, names).key(kg.key, kg.bundle.schema_hash())
 
 
 def test_configured_model_file_is_used_instead(ner_agent, ner_settings, tmp_path, caplog):
     model = ner_agent.kg.folder / "ner" / "tagger.pt"
     agent = Agent(ner_agent.kg, ner_settings.with_overrides(ner_model=str(model)))
-    install(agent)
+    agent.load_features()
     agent.wait_ready()
     assert any(isinstance(s, NerMentions) for s in agent.understander.span_sources)
     missing = Agent(ner_agent.kg, ner_settings.with_overrides(ner_model=str(tmp_path / "ner-english.pt")))
-    install(missing)
-    assert missing.understander.span_sources == [] and "not a file" in caplog.text
+    missing.load_features()
+    assert missing.understander.span_sources == [] and "feature ner is off" in caplog.text and "not a file" in caplog.text
     assert missing.answer("who directed Milk").answers == ["Gus Van Sant"]
     broken = tmp_path / "broken.pt"
     broken.write_bytes(b"not a model")
     unreadable = Agent(ner_agent.kg, ner_settings.with_overrides(ner_model=str(broken)))
-    install(unreadable)
+    unreadable.load_features()
     unreadable.wait_ready()
-    assert unreadable.understander.span_sources == [] and "cannot load" in caplog.text
+    assert unreadable.understander.span_sources == [] and caplog.text.count("feature ner is off") == 2
 
 
 def test_character_fallback_model_trains_saves_and_reloads(mini_bundle, tmp_path, monkeypatch):

@@ -7,15 +7,20 @@ import hashlib
 import logging
 
 import pytest
-from hypothesis import given, settings as hyp_settings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
-from bot import llm_model, phrasing
 from bot.agent import Agent
-from bot.config import Settings
-from bot.contracts import Answer, Fact, Facts, Hop, LinkedEntity, Sentence
-from bot.generation import template_sentence
-from bot.llm_model import Generation, GenerationTimeout, ModelUnavailable
-from bot.phrasing import FaithfulnessGuard, Phraser, canonical_dates, numbers_in, task_for
+from bot.core.config import Settings
+from bot.core.contracts import Answer, Fact, Facts, Hop, LinkedEntity, Sentence
+from bot.generation.phrasing import guard, prompt
+from bot.generation.phrasing import model as llm_model
+from bot.generation.phrasing.guard import FaithfulnessGuard, canonical_dates, numbers_in
+from bot.generation.phrasing.model import Generation, GenerationTimeout, ModelUnavailable
+from bot.generation.phrasing.phraser import Phraser
+from bot.generation.phrasing.prompt import task_for
+from bot.generation.templates import template_sentence
 
 
 def make_facts(values, relation="director", to_value=True, topic="Good Will Hunting", question="Who directed Good Will Hunting?", source="kg", detail=None, message=""):
@@ -183,7 +188,7 @@ def test_guard_rejects_any_invented_capitalised_name(first, last, invented):
     template = f"The director of Good Will Hunting is {value}."
     assert GUARD.check(f"{value} directed Good Will Hunting.", facts, template, [value]).ok
     words = {first.casefold(), last.casefold(), "good", "will", "hunting", "who", "directed", "the", "director", "of", "is"}
-    if invented.casefold() not in words | phrasing.SENTENCE_WORDS | phrasing.GENERIC_WORDS:
+    if invented.casefold() not in words | guard.SENTENCE_WORDS | guard.GENERIC_WORDS:
         assert not GUARD.check(f"{value} directed Good Will Hunting with {invented}.", facts, template, [value]).ok
 
 
@@ -245,8 +250,8 @@ def test_every_factual_prompt_continues_the_primed_prefix(mini_agent):
     for facts in (GWH, WRITERS, make_facts([f"Film {c}" for c in "ABCDEF"], to_value=False, topic="Gus Van Sant")):
         task, _ = task_for(facts, template_sentence(facts, mini_agent.kg.bundle), mini_agent.kg.bundle)
         messages = task.messages()
-        assert messages[:-1] == phrasing.PRIMER[:-1]
-        assert messages[-1]["content"].startswith(phrasing.PRIMER[-1]["content"] + " ")
+        assert messages[:-1] == prompt.PRIMER[:-1]
+        assert messages[-1]["content"].startswith(prompt.PRIMER[-1]["content"] + " ")
 
 
 def test_the_sentence_must_name_what_was_asked_about(mini_agent):
@@ -268,7 +273,7 @@ def test_rejected_output_falls_back_to_the_template(mini_agent):
 def test_model_failures_give_the_template_and_a_warning(mini_agent, caplog, failure):
     template = template_sentence(GWH, mini_agent.kg.bundle)
     detail = {}
-    with caplog.at_level(logging.WARNING, logger="bot.phrasing"):
+    with caplog.at_level(logging.WARNING, logger="bot.generation.phrasing.phraser"):
         sentence = phraser(ScriptedModel(failure), mini_agent).phrase(GWH, template, detail)
     assert sentence == Sentence(template.text, "template")
     assert "fell back to the template" in caplog.text
@@ -309,7 +314,7 @@ def test_multi_hop_answers_and_handler_sentences_keep_their_template(mini_agent)
 
 
 def test_agent_trace_records_the_phrasing_path(mini_agent):
-    agent = Agent(mini_agent.kg, Settings(kg=mini_agent.settings.kg, cache_dir=mini_agent.settings.cache_dir, llm=False, ner=False))
+    agent = Agent(mini_agent.kg, Settings(kg=mini_agent.settings.kg, cache_dir=mini_agent.settings.cache_dir, features=()))
     agent.phraser = phraser(ScriptedModel("Good Will Hunting was directed by Gus Van Sant."), mini_agent)
     reply = agent.answer("Who directed Good Will Hunting?")
     assert reply.text == "Good Will Hunting was directed by Gus Van Sant."
@@ -320,11 +325,10 @@ def test_agent_trace_records_the_phrasing_path(mini_agent):
 # ---------------------------------------------------------------- switching off, model files
 
 
-def test_no_llm_leaves_the_template_path(mini_agent, caplog):
-    agent = Agent(mini_agent.kg, Settings(kg=mini_agent.settings.kg, cache_dir=mini_agent.settings.cache_dir, llm=False, ner=False))
-    with caplog.at_level(logging.INFO, logger="bot.phrasing"):
-        phrasing.install(agent)
-    assert agent.phraser is None and "LLM phrasing is off" in caplog.text
+def test_no_llm_leaves_the_template_path(mini_agent):
+    agent = Agent(mini_agent.kg, Settings(kg=mini_agent.settings.kg, cache_dir=mini_agent.settings.cache_dir).without("phrasing"))
+    agent.load_features()
+    assert agent.phraser is None and "phrasing" not in [f.feature.name for f in agent.features]
 
 
 @pytest.mark.parametrize("content", [None, b"not a model at all"])
@@ -332,10 +336,10 @@ def test_missing_or_foreign_model_file_leaves_the_template_path(mini_agent, tmp_
     path = tmp_path / "model.gguf"
     if content is not None:
         path.write_bytes(content)
-    agent = Agent(mini_agent.kg, Settings(kg=mini_agent.settings.kg, cache_dir=str(tmp_path), llm=True, llm_model=str(path), ner=False))
-    with caplog.at_level(logging.WARNING, logger="bot.phrasing"):
-        phrasing.install(agent)
-    assert agent.phraser is None and "LLM phrasing is off" in caplog.text
+    agent = Agent(mini_agent.kg, Settings(kg=mini_agent.settings.kg, cache_dir=str(tmp_path), features=("phrasing",), llm_model=str(path)))
+    with caplog.at_level(logging.WARNING, logger="bot.features"):
+        agent.load_features()
+    assert agent.phraser is None and "feature phrasing is off" in caplog.text
     reply = agent.answer("Who directed Good Will Hunting?")
     assert reply.text == "The director of Good Will Hunting is Gus Van Sant." and not reply.error
 

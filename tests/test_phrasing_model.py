@@ -12,12 +12,12 @@ import time
 
 import pytest
 
-from bot import phrasing
 from bot.agent import Agent
-from bot.config import Settings
-from bot.llm_model import GenerationTimeout, LocalModel, ModelUnavailable, default_model_parts, load_model
-from bot.generation import template_sentence
-from bot.phrasing import PRIMER, find_phrase, phrase_key, task_for
+from bot.core.config import Settings
+from bot.generation.phrasing.guard import find_phrase, phrase_key
+from bot.generation.phrasing.model import GenerationTimeout, LocalModel, ModelUnavailable, default_model_parts, load_model
+from bot.generation.phrasing.prompt import PRIMER, task_for
+from bot.generation.templates import template_sentence
 
 
 def _require_model() -> None:
@@ -35,13 +35,13 @@ def _require_model() -> None:
 def llm_settings(mini_bundle, cache_dir) -> Settings:
     _require_model()
     # a generous budget: these tests check behaviour, not speed, on a machine shared with other jobs
-    return Settings(kg=str(mini_bundle), cache_dir=str(cache_dir), llm=True, ner=False, llm_time_budget_s=120.0)
+    return Settings(kg=str(mini_bundle), cache_dir=str(cache_dir), features=("phrasing",), llm_time_budget_s=120.0)
 
 
 @pytest.fixture(scope="module")
 def llm_agent(mini_agent, llm_settings) -> Agent:
     agent = Agent(mini_agent.kg, llm_settings)
-    phrasing.install(agent)
+    agent.load_features()
     assert agent.phraser is not None
     assert agent.wait_ready(300)  # the shared prompt prefix is primed: the model is free
     return agent
@@ -77,7 +77,7 @@ def _messages(agent: Agent, question: str) -> list[dict]:
 
 def test_a_timeout_aborts_generation_and_leaves_the_model_usable(llm_agent):
     model = llm_agent.phraser.model
-    model.prime(PRIMER)  # waits for the priming thread install() started
+    model.prime(PRIMER)  # waits for the priming thread load_features() started
     primed = model.primed_tokens
     assert primed > 100  # the system prompt and the worked examples
     messages = _messages(llm_agent, "Who directed Milk?")
@@ -93,7 +93,7 @@ def test_a_late_generation_gives_the_template_sentence(llm_agent, llm_settings, 
     from dataclasses import replace
 
     hurried = Agent(mini_agent.kg, replace(llm_settings, llm_time_budget_s=0.001))
-    phrasing.install(hurried)
+    hurried.load_features()
     reply = hurried.answer("Who directed Good Will Hunting?")
     step = next(t for t in reply.trace if t.stage == "phrase")
     assert reply.text == "The director of Good Will Hunting is Gus Van Sant."

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from bot.embeddings import Embeddings, EmbeddingSpace
-from bot.labels import LabelIndex
-from bot.recommend import FilmRanker, Shared, reason
-from bot.retrieval import iri
+from bot.answering.embeddings.space import EmbeddingSpace
+from bot.answering.embeddings.vectors import Embeddings
+from bot.answering.recommend import FilmRanker, Shared, reason
+from bot.kg.labels import LabelIndex
+from bot.kg.queries import iri
 
 T = "http://test.invalid/"
 P57 = "http://www.wikidata.org/prop/direct/P57"
@@ -121,7 +122,7 @@ def test_a_request_without_films_asks_for_some(mini_agent):
 
 def test_metaqa_two_films_of_a_director_bring_related_films(metaqa_agent):
     """Directors with >= 4 films: two of their films as likes should bring another film of theirs or of the same genre."""
-    from bot.contracts import LinkedEntity, Understanding
+    from bot.core.contracts import LinkedEntity, Understanding
 
     kg = metaqa_agent.kg
     director, genre = (iri(kg.bundle.relations[name].property) for name in ("directed_by", "has_genre"))

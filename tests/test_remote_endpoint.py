@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 from bot.agent import Agent
 from bot.cli import app
-from bot.config import Settings
-from bot.store import RemoteGraph
+from bot.core.config import Settings
+from bot.kg.store import RemoteGraph
 
 QUESTIONS = [
     "Who directed Good Will Hunting?",
@@ -80,23 +80,19 @@ def endpoint(mini_bundle, tmp_path_factory):
             server.wait()
 
 
-@pytest.fixture(scope="module")
-def engine_only():
-    """Compare the answering engines alone: the optional features' models (NER, embeddings) are
-    keyed by the endpoint URL, so with a fresh port each run they would be trained again."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("bot.features.FEATURES", [])
-        yield
+# Compare the answering engines alone: the optional features' models (NER, embeddings) are keyed by
+# the endpoint URL, so with a fresh port each run they would be trained again.
+ENGINE_ONLY = ()
 
 
 @pytest.fixture(scope="module")
-def local_agent(engine_only, mini_settings) -> Agent:
-    return Agent.from_settings(mini_settings)
+def local_agent(mini_settings) -> Agent:
+    return Agent.from_settings(mini_settings.with_overrides(features=ENGINE_ONLY))
 
 
 @pytest.fixture(scope="module")
-def remote_agent(engine_only, endpoint, mini_bundle, cache_dir) -> Agent:
-    return Agent.from_settings(Settings(kg=endpoint, schema=str(mini_bundle), cache_dir=str(cache_dir), llm=False, ner=False))
+def remote_agent(endpoint, mini_bundle, cache_dir) -> Agent:
+    return Agent.from_settings(Settings(kg=endpoint, schema=str(mini_bundle), cache_dir=str(cache_dir), features=ENGINE_ONLY))
 
 
 def test_remote_agent_answers_like_the_local_store(remote_agent, local_agent):
@@ -116,9 +112,9 @@ def test_endpoint_going_down_gives_a_friendly_reply(remote_agent):
     assert "Traceback" not in reply.text and "127.0.0.1" not in reply.text
 
 
-def test_endpoint_down_at_start_is_a_clear_cli_error(engine_only, mini_bundle, tmp_path):
+def test_endpoint_down_at_start_is_a_clear_cli_error(mini_bundle, tmp_path):
     url = f"http://127.0.0.1:{free_port()}/query"
-    env = {"MOVIEBOT_SCHEMA": str(mini_bundle), "MOVIEBOT_CACHE_DIR": str(tmp_path)}
+    env = {"MOVIEBOT_SCHEMA": str(mini_bundle), "MOVIEBOT_CACHE_DIR": str(tmp_path), "MOVIEBOT_FEATURES": ""}
     result = CliRunner().invoke(app, ["ask", "--no-llm", "--kg", url, "Who directed Milk?"], env=env)
     assert result.exit_code == 1
     assert "unreachable" in result.output and url in result.output

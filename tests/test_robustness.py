@@ -7,7 +7,8 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.retrieval import TemplateError, iri
+from bot.core.errors import TemplateError
+from bot.kg.queries import iri
 
 NASTY = st.sampled_from(
     [

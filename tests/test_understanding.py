@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rapidfuzz import fuzz, process
 
 from bot.agent import Agent
-from bot.config import Settings
-from bot.labels import LabelIndex
+from bot.core.config import Settings
+from bot.kg.labels import LabelIndex
 
-from conftest import CAST, DATE, DIRECTOR, SCREENWRITER, bundle_toml
+from conftest import CAST, CHEAP_FEATURES, DATE, DIRECTOR, SCREENWRITER, bundle_toml
 
 TTL = r'''
 @prefix wd: <http://www.wikidata.org/entity/> .
@@ -44,7 +45,7 @@ def agent(tmp_path_factory, cache_dir) -> Agent:
     folder = tmp_path_factory.mktemp("roles")
     (folder / "graph.ttl").write_text(TTL, encoding="utf-8")
     (folder / "bundle.toml").write_text(bundle_toml("roles", RELATIONS), encoding="utf-8")
-    return Agent.from_settings(Settings(kg=str(folder), cache_dir=str(cache_dir), llm=False, ner=False))
+    return Agent.from_settings(Settings(kg=str(folder), cache_dir=str(cache_dir), features=CHEAP_FEATURES))
 
 
 def first_relation(reply) -> str:
@@ -101,7 +102,7 @@ def test_fuzzy_search_over_a_length_band_finds_what_a_full_scan_finds(keys, quer
 
 
 def test_misspelt_question_words_are_read_as_the_words_they_misspell(mini_agent):
-    classifier = mini_agent.kg.classifier
+    classifier = mini_agent.understander.classifier
     assert classifier.spelled("directd") == "directed"
     assert classifier.spelled("screenplya") == "screenplay"
     assert classifier.spelled("heat") == "heat"  # short words are left alone

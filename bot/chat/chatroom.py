@@ -11,7 +11,8 @@ import logging
 import secrets
 from pathlib import Path
 
-from ..config import Settings
+from bot.core.config import Settings
+
 from .runner import Respond, Runner
 from .server import ChatroomConfig, ChatroomServer, is_loopback
 from .speakeasy import SpeakeasyConnector

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..contracts import Message, Reply
+from bot.core.contracts import Message, Reply
 
 
 class Connector(Protocol):

@@ -31,7 +31,8 @@ from nio import (
     WhoamiResponse,
 )
 
-from ..contracts import Message, Reply
+from bot.core.contracts import Message, Reply
+
 from .render import reply_html
 from .runner import Runner
 
@@ -73,7 +74,7 @@ class MatrixState:
     answered: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, path: Path) -> "MatrixState":
+    def load(cls, path: Path) -> MatrixState:
         state = cls(path)
         if path.is_file():
             data = json.loads(path.read_text(encoding="utf-8"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 
-from ..contracts import Reply
+from bot.core.contracts import Reply
 
 IMDB_ID = re.compile(r"\b((?:tt|nm)\d{7,8})\b")
 WIKIDATA_ID = re.compile(r"\b(?:wd:)?(Q[1-9]\d{0,9})\b")

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Awaitable, Callable
 
-from ..contracts import Message, Reply
+from bot.core.contracts import Message, Reply
+from bot.core.kinds import Kind
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +91,7 @@ class Runner:
         except Exception:  # noqa: BLE001 - the chat gets an error reply, never silence
             self.stats.failed += 1
             log.exception("answering %r in %s failed", message.text[:200], message.room)
-            return Reply(FAILURE_TEXT, "error", error=True)
+            return Reply(FAILURE_TEXT, Kind.ERROR, error=True)
 
     async def drain(self) -> None:
         """Wait until every queued message has been answered and delivered."""

@@ -168,7 +168,7 @@ class ChatroomServer:
         try:
             key = self._client_key(request)
             if request.path.startswith(("/api/", "/sse/")) and not self._is_bot_request(request) and not self.requests.allow(key):
-                raise ApiError(429, "Too many requests: at most %d per minute." % self.config.rate_per_minute)
+                raise ApiError(429, f"Too many requests: at most {self.config.rate_per_minute} per minute.")
             return await handler(request)
         except ApiError as exc:
             return web.json_response({"description": exc.description}, status=exc.status)

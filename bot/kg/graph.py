@@ -1,0 +1,107 @@
+"""Building and opening a knowledge graph: bundle + store + label index.
+
+`build_graph()` does the slow steps once, with progress bars, into a cache folder named
+after the hash of the graph; each artefact records the hash of its inputs in a manifest
+(the graph, the schema and the code that builds it) and is rebuilt when they change.
+`open_kg()` reopens the result in about a second. The models trained on a KG (question
+classifier, NER tagger, embeddings) are built by their own layers into the same folder.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.core.cache import code_digest, combine, progress, read_manifest, write_manifest
+from bot.core.config import Settings
+from bot.kg.bundle import Bundle, load_bundle
+from bot.kg.labels import LabelIndex, build_label_index
+from bot.kg.store import LocalGraph, RemoteGraph, build_store, graph_hash
+
+log = logging.getLogger(__name__)
+LABELS = "labels.pkl"
+
+
+@dataclass
+class KG:
+    """What every layer reads: the schema, the graph and the label index, with the build folder."""
+
+    bundle: Bundle
+    graph: LocalGraph | RemoteGraph
+    labels: LabelIndex
+    folder: Path  # the build cache folder
+    key: str  # hash of the graph
+
+
+def is_endpoint(kg: str) -> bool:
+    return kg.startswith(("http://", "https://"))
+
+
+def resolve_bundle(settings: Settings) -> Bundle:
+    """The bundle named by settings.kg, or the schema bundle pointed at a remote endpoint."""
+    if is_endpoint(settings.kg):
+        schema = load_bundle(settings.schema)
+        return Bundle(**{**schema.__dict__, "endpoint": settings.kg, "graph_files": ()})
+    return load_bundle(settings.kg)
+
+
+def cache_folder(bundle: Bundle, settings: Settings) -> tuple[Path, str]:
+    root = Path(settings.cache_dir).expanduser()
+    root.mkdir(parents=True, exist_ok=True)
+    key = graph_hash(bundle, root)
+    return root / f"{bundle.name}-{key[:16]}", key
+
+
+def artefact_fresh(folder: Path, name: str, key: str) -> bool:
+    """Whether `folder/name` exists and the manifest says it was built from inputs hashing to `key`."""
+    return (folder / name).exists() and read_manifest(folder).get(name) == key
+
+
+def record_artefact(folder: Path, name: str, key: str) -> None:
+    manifest = read_manifest(folder)
+    manifest[name] = key
+    write_manifest(folder, **manifest)
+
+
+def _labels_key(bundle: Bundle, graph_key: str) -> str:
+    from bot.kg import labels, queries
+
+    return combine(graph_key, bundle.schema_hash(), code_digest(labels, queries))
+
+
+def build_graph(settings: Settings, quiet: bool = False, force: bool = False) -> KG:
+    """Build (or reuse) the store and the label index for settings.kg."""
+    bundle = resolve_bundle(settings)
+    folder, key = cache_folder(bundle, settings)
+    folder.mkdir(parents=True, exist_ok=True)
+    if bundle.endpoint:
+        graph = RemoteGraph(bundle.endpoint)
+    else:
+        if force and (folder / "store").exists():
+            shutil.rmtree(folder / "store")
+        graph = LocalGraph(build_store(bundle, folder, quiet=quiet))
+    labels_key = _labels_key(bundle, key)
+    if force or not artefact_fresh(folder, LABELS, labels_key):
+        with progress() as bar:
+            index = build_label_index(graph, bundle, bar if not quiet else None)
+        index.save(folder / LABELS)
+        record_artefact(folder, LABELS, labels_key)
+    return KG(bundle, graph, LabelIndex.load(folder / LABELS), folder, key)
+
+
+def open_kg(settings: Settings, build_if_missing: bool = True) -> KG:
+    """Open a built KG; builds it first (with progress bars) when nothing fresh is cached."""
+    bundle = resolve_bundle(settings)
+    folder, key = cache_folder(bundle, settings)
+    fresh = (bundle.endpoint or read_manifest(folder / "store").get("key") == key) and artefact_fresh(
+        folder, LABELS, _labels_key(bundle, key)
+    )
+    if not fresh:
+        if not build_if_missing:
+            raise FileNotFoundError(f"{bundle.name} is not built yet: run `moviebot build --kg {settings.kg}`")
+        log.info("building %s (first use or changed inputs)", bundle.name)
+        return build_graph(settings)
+    graph = RemoteGraph(bundle.endpoint) if bundle.endpoint else LocalGraph(folder / "store" / "db")
+    return KG(bundle, graph, LabelIndex.load(folder / LABELS), folder, key)

@@ -1,0 +1,176 @@
+"""The label index: every labelled entity with its class group, degree and year.
+
+Entity linking works on this in-memory index (dict lookups of normalised n-grams and
+rapidfuzz over the label list) instead of SPARQL REGEX scans, which cost seconds.
+"""
+
+from __future__ import annotations
+
+import bisect
+import pickle
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rapidfuzz import fuzz, process
+
+from bot.core.text import normalize
+from bot.kg import queries
+from bot.kg.bundle import Bundle
+from bot.kg.store import Node
+
+GROUP_PRIORITY = ("film", "person")
+_YEAR = re.compile(r"^(-?\d{4})")
+
+
+@dataclass
+class LabelIndex:
+    iris: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)  # display label per entity
+    groups: list[str] = field(default_factory=list)  # class group per entity ("" if none)
+    degree: list[int] = field(default_factory=list)
+    years: list[int | None] = field(default_factory=list)
+    by_norm: dict[str, list[int]] = field(default_factory=dict)  # normalised label -> entity ids
+    by_iri: dict[str, int] = field(default_factory=dict)
+    max_tokens: int = 1
+    # per entity, a bit per (relation, side) it takes part in: bit 2*r for subject, 2*r+1 for object
+    roles: list[int] = field(default_factory=list)
+    role_bits: dict[tuple[str, str], int] = field(default_factory=dict)  # (relation name, "s"|"o") -> bit
+
+    @property
+    def keys_by_length(self) -> tuple[list[str], list[int]]:
+        """Normalised labels sorted by length, and their lengths (for `band`)."""
+        sorted_keys = getattr(self, "_sorted_keys", None)
+        if sorted_keys is None:
+            keys = sorted(self.by_norm, key=len)
+            sorted_keys = self._sorted_keys = (keys, [len(k) for k in keys])
+        return sorted_keys
+
+    def band(self, low: float, high: float) -> list[str]:
+        """Normalised labels whose length lies in [low, high]: the only ones a length-bounded score can reach."""
+        keys, lengths = self.keys_by_length
+        return keys[bisect.bisect_left(lengths, low) : bisect.bisect_right(lengths, high)]
+
+    def lookup(self, norm: str) -> list[int]:
+        return self.by_norm.get(norm, [])
+
+    def fuzzy(self, norm: str, threshold: float, limit: int = 5) -> list[tuple[str, float]]:
+        """Normalised labels within `threshold` (rapidfuzz ratio, 0-100) of `norm`, best first."""
+        if not norm:
+            return []
+        # ratio = 100 * (1 - distance / (la + lb)) and distance >= |la - lb|, so lb lies in a band around la
+        t = threshold / 100
+        keys = self.band(len(norm) * t / (2 - t), len(norm) * (2 - t) / t) if t > 0 else self.keys_by_length[0]
+        hits = process.extract(norm, keys, scorer=fuzz.ratio, processor=None, score_cutoff=threshold, limit=limit)
+        return [(key, score) for key, score, _ in hits]
+
+    def has_role(self, idx: int, relation: str, side: str) -> bool:
+        """Whether entity `idx` is the subject ("s") or object ("o") of some `relation` triple."""
+        bit = self.role_bits.get((relation, side))
+        return bit is not None and bool(self.roles[idx] >> bit & 1)
+
+    def label_of(self, iri: str) -> str | None:
+        idx = self.by_iri.get(iri)
+        return self.labels[idx] if idx is not None else None
+
+    def info(self, iri: str) -> tuple[str, str, int, int | None] | None:
+        idx = self.by_iri.get(iri)
+        if idx is None:
+            return None
+        return self.labels[idx], self.groups[idx], self.degree[idx], self.years[idx]
+
+    def save(self, path: Path) -> None:
+        state = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+        with open(path, "wb") as fh:
+            pickle.dump(state, fh, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @classmethod
+    def load(cls, path: Path) -> LabelIndex:
+        with open(path, "rb") as fh:
+            state = pickle.load(fh)
+        index = cls()
+        index.__dict__.update(state)
+        return index
+
+
+def _lang_ok(node: Node, language: str) -> bool:
+    return not node.lang or node.lang.split("-")[0].lower() == language
+
+
+def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
+    """Collect labels, class groups, relation degrees and film years with a few SPARQL queries."""
+    steps = 3 + len(bundle.relations)
+    task = progress.add_task("label index", total=steps) if progress else None
+
+    def tick():
+        if progress:
+            progress.advance(task)
+
+    label_rows = graph.select(queries.all_labels(bundle))
+    tick()
+    labels: dict[str, list[str]] = defaultdict(list)
+    preferred: dict[str, str] = {}
+    for row in label_rows:
+        s, l = row.get("s"), row.get("l")
+        if s is None or l is None or not s.is_iri or l.is_iri or not _lang_ok(l, bundle.language):
+            continue
+        labels[s.value].append(l.value)
+        if l.lang or s.value not in preferred:
+            preferred.setdefault(s.value, l.value)
+    class_group = {iri: group for group, iris in bundle.classes.items() for iri in iris}
+    groups: dict[str, str] = {}
+    for row in graph.select(queries.all_types(bundle)):
+        s, c = row.get("s"), row.get("c")
+        if s is None or c is None:
+            continue
+        group = class_group.get(c.value)
+        if group is None:
+            continue
+        current = groups.get(s.value)
+        if current is None or (group in GROUP_PRIORITY and (current not in GROUP_PRIORITY or GROUP_PRIORITY.index(group) < GROUP_PRIORITY.index(current))):
+            groups[s.value] = group
+    tick()
+    degree: dict[str, int] = defaultdict(int)
+    roles: dict[str, int] = defaultdict(int)
+    role_bits: dict[tuple[str, str], int] = {}
+    for rel in bundle.relations.values():
+        for side in ("s", "o"):
+            bit = role_bits[rel.name, side] = len(role_bits)
+            for row in graph.select(queries.role_counts(rel, side)):
+                node = row.get(side)
+                if node is not None and node.is_iri:
+                    degree[node.value] += int(row["n"].value)
+                    roles[node.value] |= 1 << bit
+        tick()
+    years: dict[str, int] = {}
+    date_rel = bundle.date_relation
+    if date_rel is not None:
+        for row in graph.select(queries.dated_films(date_rel)):
+            f, v = row.get("film"), row.get("value")
+            if f is None or v is None:
+                continue
+            match = _YEAR.match(v.value)
+            if match:
+                year = int(match.group(1))
+                years[f.value] = min(year, years.get(f.value, year))
+    tick()
+    index = LabelIndex()
+    by_norm: dict[str, list[int]] = defaultdict(list)
+    for iri in sorted(labels):
+        idx = len(index.iris)
+        index.iris.append(iri)
+        index.labels.append(preferred.get(iri, labels[iri][0]))
+        index.groups.append(groups.get(iri, ""))
+        index.degree.append(degree.get(iri, 0))
+        index.years.append(years.get(iri))
+        index.roles.append(roles.get(iri, 0))
+        index.by_iri[iri] = idx
+        for label in set(labels[iri]):
+            norm = normalize(label)
+            if norm:
+                by_norm[norm].append(idx)
+                index.max_tokens = max(index.max_tokens, norm.count(" ") + 1)
+    index.by_norm = dict(by_norm)
+    index.role_bits = role_bits
+    return index

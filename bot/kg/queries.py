@@ -1,0 +1,149 @@
+"""Every SPARQL query moviebot sends, and the JSON templates the answering layer fills.
+
+Queries are built here and nowhere else. Only two kinds of values ever reach them: IRIs that
+come from the KG or the bundle, and literals the code builds from typed values; both are
+rendered by rdflib's terms (`URIRef.n3()`, `Literal.n3()`) after `is_safe_iri` has checked an
+IRI can stand inside <...>. Text a user typed never reaches a query.
+
+The answering templates live in `templates/*.json` (installed as bot.resources.templates),
+one per hop pattern, with `$slot` placeholders for the rendered terms.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from bot.core.contracts import Hop
+from bot.core.errors import TemplateError
+from bot.kg.bundle import Bundle, Relation, is_safe_iri
+from bot.resources import templates_dir
+
+OWL_SAME_AS = "http://www.w3.org/2002/07/owl#sameAs"
+_SLOT = re.compile(r"\$[a-z_0-9]+")
+
+
+@cache
+def _terms():
+    """rdflib's term classes, imported on first use (about 0.1 s, kept off the start-up path)."""
+    from rdflib.term import Literal, URIRef
+
+    return URIRef, Literal
+
+
+def iri(value: str) -> str:
+    """`value` as a SPARQL IRI term, `<value>`; TemplateError unless it is a safe absolute IRI."""
+    if not is_safe_iri(value):
+        raise TemplateError(f"unsafe IRI {value!r}")
+    uri_ref, _ = _terms()
+    return uri_ref(value).n3()
+
+
+def literal(value, datatype: str | None = None, lang: str | None = None) -> str:
+    """A Python value (str, int, float, bool, date) as a SPARQL literal term, escaped by rdflib."""
+    uri_ref, literal_term = _terms()
+    if datatype is not None and not is_safe_iri(datatype):
+        raise TemplateError(f"unsafe datatype IRI {datatype!r}")
+    return literal_term(value, datatype=uri_ref(datatype) if datatype else None, lang=lang).n3()
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str
+    description: str
+    pattern: tuple[bool, ...]
+    sparql: str
+
+    def render(self, slots: dict[str, list[str] | str]) -> str:
+        """Fill the slots with rendered terms (a list is written space-separated, e.g. for VALUES)."""
+
+        def fill(match: re.Match) -> str:
+            key = match.group()
+            if key not in slots:
+                raise TemplateError(f"template {self.name}: no value for {key}")
+            value = slots[key]
+            return " ".join(value) if isinstance(value, list) else value
+
+        return _SLOT.sub(fill, self.sparql)
+
+
+def load_templates(folder: Path | None = None) -> dict[tuple[bool, ...], Template]:
+    templates = {}
+    for file in sorted((folder or templates_dir()).glob("*.json")):
+        data = json.loads(file.read_text(encoding="utf-8"))
+        t = Template(data["name"], data.get("description", ""), tuple(data["pattern"]), data["sparql"])
+        templates[t.pattern] = t
+    return templates
+
+
+def hop_path(bundle: Bundle, hop: Hop) -> str:
+    """<P> when the hop follows the stored triple direction, ^<P> when it goes against it."""
+    rel = bundle.relations[hop.relation]
+    along = (rel.direction == "forward") == hop.to_value
+    return iri(rel.property) if along else "^" + iri(rel.property)
+
+
+# ---------------------------------------------------------------- the label index (bot.kg.labels)
+
+
+def all_labels(bundle: Bundle) -> str:
+    return f"SELECT ?s ?l WHERE {{ ?s {iri(bundle.label_predicate)} ?l }}"
+
+
+def all_types(bundle: Bundle) -> str:
+    return f"SELECT ?s ?c WHERE {{ ?s {iri(bundle.type_predicate)} ?c }}"
+
+
+def role_counts(relation: Relation, side: str) -> str:
+    """How many `relation` triples each subject ("s") or object ("o") takes part in."""
+    return f"SELECT ?{side} (COUNT(*) AS ?n) WHERE {{ ?s {iri(relation.property)} ?o }} GROUP BY ?{side}"
+
+
+def dated_films(relation: Relation) -> str:
+    """Every (film, date value) of the date relation, as ?film ?value."""
+    film, value = ("?s", "?o") if relation.direction == "forward" else ("?o", "?s")
+    return f"SELECT ({film} AS ?film) ({value} AS ?value) WHERE {{ ?s {iri(relation.property)} ?o }}"
+
+
+# ---------------------------------------------------------------- single lookups
+
+
+def label_of(entity: str, bundle: Bundle) -> str:
+    return f"SELECT ?l WHERE {{ {iri(entity)} {iri(bundle.label_predicate)} ?l }} LIMIT 1"
+
+
+def values_of(entity: str, prop: str) -> str:
+    """The objects of (entity, prop, ?value)."""
+    return f"SELECT ?value WHERE {{ {iri(entity)} {iri(prop)} ?value }}"
+
+
+def same_as(iris: list[str]) -> str:
+    """Entities linked to any of `iris` by owl:sameAs, in either direction, as ?x (the given IRI) ?e."""
+    same = iri(OWL_SAME_AS)
+    values = " ".join(iri(i) for i in iris)
+    return f"SELECT ?x ?e WHERE {{ VALUES ?x {{ {values} }} {{ ?e {same} ?x }} UNION {{ ?x {same} ?e }} }}"
+
+
+# ---------------------------------------------------------------- embeddings and recommendations
+
+
+def entity_pairs(prop: str) -> str:
+    """Every (subject, object) of `prop` between IRIs."""
+    return f"SELECT ?s ?o WHERE {{ ?s {iri(prop)} ?o . FILTER(isIRI(?s) && isIRI(?o)) }}"
+
+
+def neighbourhoods(films: list[str], forward: bool, inverse: bool) -> str:
+    """Every triple around `films` (as ?film ?p ?v, ?out = whether the film is the subject).
+
+    Lookups on a bound subject or object only, so the cost does not grow with the graph and no
+    join order can turn the query into a scan."""
+    branches = []
+    if forward:
+        branches.append("{ ?film ?p ?v . BIND(true AS ?out) }")
+    if inverse:
+        branches.append("{ ?v ?p ?film . BIND(false AS ?out) }")
+    values = " ".join(iri(f) for f in films)
+    return f"SELECT ?film ?p ?v ?out WHERE {{ VALUES ?film {{ {values} }} {' UNION '.join(branches)} FILTER(isIRI(?v)) }}"

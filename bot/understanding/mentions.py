@@ -1,0 +1,118 @@
+"""The entity layer: find the spans of a question that may name KG entities.
+
+`IndexMentions` looks up every word n-gram of the question in the label index (exact,
+after normalisation) and, for the words no label explains, proposes the residual
+spans for fuzzy validation. The Flair NER layer plugs in as another source of mentions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.core.text import tokens
+from bot.kg.bundle import Bundle
+from bot.kg.labels import LabelIndex
+from bot.understanding.questions import FILM_LIST_FRAMES, FILM_SLOTS, SHARE_FRAMES, SHARE_QUESTIONS, VALUE_NPS
+
+MAX_SPAN_TOKENS = 14
+
+
+@dataclass
+class Span:
+    """A token span of the question with the entity ids whose normalised label equals it."""
+
+    tok_start: int
+    tok_end: int  # exclusive
+    start: int  # character offsets
+    end: int
+    norm: str
+    ids: list[int]
+    fuzzy_score: float = 100.0
+    source: str = "index"
+    expects: str = "any"  # class group the extractor expects ("film", "person", "any")
+
+    @property
+    def length(self) -> int:
+        return self.tok_end - self.tok_start
+
+
+def template_vocabulary(bundle: Bundle) -> frozenset[str]:
+    """Words that belong to question wording rather than to names: phrasings, frames and stop words.
+
+    Computed at build time and kept in the chain classifier (`ChainClassifier.wording`):
+    importing scikit-learn for its stop words would add ~2 s to every start.
+    """
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    texts = [*FILM_SLOTS, *FILM_LIST_FRAMES, *SHARE_FRAMES, *SHARE_QUESTIONS, *VALUE_NPS]
+    for rel in bundle.relations.values():
+        texts += [rel.noun, rel.plural, *rel.synonyms, *rel.asks, *rel.films, *rel.finds]
+    words = {t for text in texts for t, _, _ in tokens(text.replace("{", " ").replace("}", " "))}
+    words |= {w + "s" for w in words if len(w) > 3 and w.isalpha()}  # "filmmakers" from a synonym "filmmaker"
+    words |= ENGLISH_STOP_WORDS
+    words -= {"film", "value", "e", "np", "noun", "plural"}
+    words |= {"film", "films", "movie", "movies", "please", "tell", "know", "let", "me", "want", "like", "can", "could", "would"}
+    return frozenset(words)
+
+
+class IndexMentions:
+    """Exact n-gram matches against the label index, plus residual spans for fuzzy matching."""
+
+    def __init__(self, labels: LabelIndex, vocabulary: frozenset[str]):
+        self.labels = labels
+        self.vocabulary = vocabulary
+        self.max_n = min(labels.max_tokens, MAX_SPAN_TOKENS)
+
+    def exact(self, toks: list[tuple[str, int, int]]) -> list[Span]:
+        spans = []
+        words = [t for t, _, _ in toks]
+        for i in range(len(words)):
+            for n in range(1, min(self.max_n, len(words) - i) + 1):
+                norm = " ".join(words[i : i + n])
+                ids = self.labels.lookup(norm)
+                if ids:
+                    spans.append(Span(i, i + n, toks[i][1], toks[i + n - 1][2], norm, ids))
+        return spans
+
+    def residual_runs(self, toks: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
+        """Token runs made of words the question wording does not explain (allowing inner wording words)."""
+        content = [t not in self.vocabulary and not t.isdigit() or (t.isdigit() and len(t) != 4) for t, _, _ in toks]
+        runs, i = [], 0
+        while i < len(toks):
+            if not content[i]:
+                i += 1
+                continue
+            j = i + 1
+            while j < len(toks):
+                if content[j]:
+                    j += 1
+                    continue
+                k = j
+                while k < len(toks) and not content[k] and k - j < 3:
+                    k += 1
+                if k < len(toks) and content[k]:
+                    j = k
+                else:
+                    break
+            runs.append((i, j))
+            i = j
+        return runs
+
+    def fuzzy(self, toks: list[tuple[str, int, int]], threshold: float, covered: set[int]) -> list[Span]:
+        """Fuzzy spans for residual runs that no exact match covers, widened by one wording word each side."""
+        spans = []
+        for a, b in self.residual_runs(toks):
+            if all(i in covered for i in range(a, b)):
+                continue
+            options = {(a, b), (max(0, a - 1), b), (a, min(len(toks), b + 1)), (max(0, a - 1), min(len(toks), b + 1))}
+            best = None
+            for s, e in options:
+                if e - s > MAX_SPAN_TOKENS:
+                    continue
+                norm = " ".join(t for t, _, _ in toks[s:e])
+                for key, score in self.labels.fuzzy(norm, threshold, limit=3):
+                    if best is None or score > best.fuzzy_score or (score == best.fuzzy_score and e - s > best.length):
+                        best = Span(s, e, toks[s][1], toks[e - 1][2], key, self.labels.lookup(key), score, "fuzzy")
+            if best is not None:
+                spans.append(best)
+        return spans

@@ -1,0 +1,1 @@
+"""The SPARQL templates, installed as the data package bot.resources.templates (see bot/resources)."""
