@@ -11,6 +11,17 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 # torch first, pinned: the CPU build (a bare `torch` from another package would pull a CUDA build of several GB)
 .venv/bin/python -m pip install -q "torch==2.13.0"
+# llama-cpp-python builds llama.cpp from source. Built for this CPU (GGML_NATIVE, the default) it may use
+# instructions that a sandbox does not allow (AMX tiles crash with a segfault on some hosts), so it is built
+# once, portable (AVX2/FMA), into a wheel folder of its own that later set-ups reuse.
+wheels=${MOVIEBOT_WHEELS:-.cache/wheels}
+if ! ls "$wheels"/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1; then
+  mkdir -p "$wheels"
+  echo "building llama-cpp-python 0.3.36 (portable AVX2 build, about 10 minutes once)"
+  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON" \
+    .venv/bin/python -m pip wheel -q --no-deps --no-cache-dir "llama-cpp-python==0.3.36" -w "$wheels"
+fi
+.venv/bin/python -m pip install -q --no-deps "$wheels"/llama_cpp_python-0.3.36-*.whl
 extras=".[embeddings,ner,llm,chat]"
 if [ "${1:-}" = "--test" ]; then
   extras=".[embeddings,ner,llm,chat,test,browser-test]"

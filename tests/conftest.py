@@ -125,3 +125,9 @@ def metaqa_bundle(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def metaqa_agent(metaqa_bundle, cache_dir) -> Agent:
     return Agent.from_settings(Settings(kg=str(metaqa_bundle), cache_dir=str(cache_dir), features=CHEAP_FEATURES))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Run the tiers in order: fast tests first, then integration (model training), then end-to-end (servers)."""
+    tier = {"integration": 1, "e2e": 2}
+    items.sort(key=lambda item: min((tier[m.name] for m in item.iter_markers() if m.name in tier), default=0))

@@ -12,6 +12,7 @@ import pytest
 from bot.core import kinds
 from bot.core.config import ALL_FEATURES, Settings
 from bot.features import DECLARATIONS, declared
+
 from conftest import REPO
 
 BOT = REPO / "bot"

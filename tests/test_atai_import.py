@@ -18,6 +18,8 @@ from bot.kg.importers.atai import import_atai
 
 from conftest import CHEAP_FEATURES
 
+pytestmark = pytest.mark.integration
+
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
 DDIS = "http://ddis.ch/atai/"

@@ -16,6 +16,8 @@ from bot.kg.bundle import load_bundle
 from bot.understanding.classifier import ChainClassifier
 from bot.understanding.questions import QuestionGenerator
 
+pytestmark = pytest.mark.integration
+
 PROBES = ["", "ENT", "WHO's   the Director of ENT?!", "zzz unknown words only", "when did ENT come out"]
 
 

@@ -13,6 +13,8 @@ from bot.dialogue.dialogue import Dialogue
 
 from conftest import REPO
 
+pytestmark = pytest.mark.e2e
+
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 ARTIFACTS = REPO / "artifacts"

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.core.cache import pickled
 
 from conftest import CHEAP_FEATURES
+
+pytestmark = pytest.mark.integration
 
 
 def test_pickled_values_are_reused_per_key_and_rebuilt_when_damaged(tmp_path):

@@ -9,6 +9,8 @@ import pytest
 
 from conftest import REPO
 
+pytestmark = pytest.mark.e2e
+
 
 def test_dockerfile_runs_the_build_script_and_starts_a_connector():
     lines = [line.strip() for line in (REPO / "Dockerfile").read_text(encoding="utf-8").splitlines()]

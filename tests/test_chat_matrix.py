@@ -14,6 +14,8 @@ from bot.chat.runner import Runner
 from bot.chat.synapse import LocalSynapse, synapse_python
 from bot.dialogue.dialogue import Dialogue
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture(scope="module")
 def synapse(tmp_path_factory):

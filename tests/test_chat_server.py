@@ -12,6 +12,8 @@ from bot.chat.chatroom import ChatroomSetupError, chatroom_config, parse_account
 from bot.chat.server import ChatroomConfig, ChatroomServer
 from bot.core.config import Settings
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture
 async def server(tmp_path):

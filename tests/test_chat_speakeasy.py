@@ -16,6 +16,8 @@ from bot.chat.server import ChatroomConfig, ChatroomServer
 from bot.chat.speakeasy import SpeakeasyConnector
 from bot.core.contracts import Message, Reply
 
+pytestmark = pytest.mark.e2e
+
 
 def echo(message: Message) -> Reply:
     if message.text == "long":

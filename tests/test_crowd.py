@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 from bot.agent import Agent
 from bot.answering.crowd.aggregate import FilterRules, aggregate, fleiss_kappa, load_crowd
 from bot.answering.crowd.votes import COLUMNS, CORRECT, INCORRECT, TIE, Term, read_votes, resolve_term
-from bot.core.errors import CrowdFileError
 from bot.cli import app
 from bot.core.config import Settings
+from bot.core.errors import CrowdFileError
 
 from conftest import BOX_OFFICE, CAST, CHEAP_FEATURES, DATE, DIRECTOR, GENRE, bundle_toml, shared_path
 

@@ -40,6 +40,8 @@ sys.path.insert(0, str(REPO / "scripts"))
 import compile_demo_kg  # noqa: E402  (script modules, imported by path)
 import make_demo_crowd  # noqa: E402
 
+pytestmark = pytest.mark.integration
+
 # Films and people of the course example questions that must be in the demo KG:
 # film id -> label.
 REQUIRED_FILMS = {

@@ -21,6 +21,8 @@ from bot.kg.bundle import load_bundle
 from bot.kg.graph import cache_folder
 from bot.kg.labels import LabelIndex
 
+pytestmark = pytest.mark.integration
+
 T = "http://test.invalid/"
 P57 = "http://www.wikidata.org/prop/direct/P57"
 P136 = "http://www.wikidata.org/prop/direct/P136"

@@ -12,6 +12,8 @@ from bot.replay import read_questions, replay
 
 from conftest import CHEAP_FEATURES, shared_path
 
+pytestmark = pytest.mark.integration
+
 
 def test_import_small_kb(tmp_path):
     kb = tmp_path / "kb.txt"

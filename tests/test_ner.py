@@ -22,6 +22,8 @@ from bot.understanding.ner.sentences import NerDataGenerator, made_up_title, typ
 from bot.understanding.ner.tagger import NerTagger, train_tagger, viterbi
 from bot.understanding.ner.training import build_step
 
+pytestmark = pytest.mark.integration
+
 
 def words(text: str):
     """The question as the tagger sees it: (word, start, end) with punctuation marks as words."""

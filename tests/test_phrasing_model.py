@@ -19,6 +19,8 @@ from bot.generation.phrasing.model import GenerationTimeout, LocalModel, ModelUn
 from bot.generation.phrasing.prompt import PRIMER, task_for
 from bot.generation.templates import template_sentence
 
+pytestmark = pytest.mark.integration
+
 
 def _require_model() -> None:
     try:

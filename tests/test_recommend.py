@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from bot.answering.embeddings.space import EmbeddingSpace
 from bot.answering.embeddings.vectors import Embeddings
 from bot.answering.recommend import FilmRanker, Shared, reason
 from bot.kg.labels import LabelIndex
 from bot.kg.queries import iri
+
+pytestmark = pytest.mark.integration
 
 T = "http://test.invalid/"
 P57 = "http://www.wikidata.org/prop/direct/P57"

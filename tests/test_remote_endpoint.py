@@ -20,6 +20,8 @@ from bot.cli import app
 from bot.core.config import Settings
 from bot.kg.store import RemoteGraph
 
+pytestmark = pytest.mark.e2e
+
 QUESTIONS = [
     "Who directed Good Will Hunting?",
     "What films did Matt Damon star in?",

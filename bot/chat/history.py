@@ -86,10 +86,6 @@ class History:
         self.db.execute("INSERT OR IGNORE INTO users VALUES (?, ?, ?)", (name, role, now_ms()))
         self.db.execute("UPDATE users SET role = ? WHERE name = ?", (role, name))
 
-    def role_of(self, name: str) -> str | None:
-        row = self.db.execute("SELECT role FROM users WHERE name = ?", (name,)).fetchone()
-        return row["role"] if row else None
-
     def new_session(self, user: str) -> str:
         token = secrets.token_urlsafe(24)
         self.db.execute("INSERT INTO sessions VALUES (?, ?, ?)", (token, user, now_ms()))

@@ -33,6 +33,7 @@ from nio import (
 
 from bot.core.contracts import Message, Reply
 
+from .connector import Connector
 from .render import reply_html
 from .runner import Runner
 
@@ -101,7 +102,7 @@ class MatrixState:
         del done[:-ANSWERED_KEPT]
 
 
-class MatrixConnector:
+class MatrixConnector(Connector):
     """Relays the rooms of one Matrix account to a Runner."""
 
     def __init__(self, homeserver: str, user_id: str, runner: Runner, state_path: Path,

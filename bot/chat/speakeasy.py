@@ -22,6 +22,7 @@ import aiohttp
 
 from bot.core.contracts import Message, Reply
 
+from .connector import Connector
 from .render import split_text, without_mentions
 from .runner import Runner
 
@@ -81,7 +82,7 @@ class RoomView:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
-class SpeakeasyConnector:
+class SpeakeasyConnector(Connector):
     """Relays the rooms of one Speakeasy account to a Runner."""
 
     def __init__(self, base_url: str, username: str, password: str, runner: Runner, state_path: Path,

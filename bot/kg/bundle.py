@@ -10,7 +10,7 @@ import hashlib
 import json
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from bot.core.errors import BundleError
@@ -69,11 +69,6 @@ class Bundle:
     images: Path | None = None
     embeddings: Path | None = None
     endpoint: str | None = None  # set when the graph lives on a remote SPARQL endpoint
-    raw_toml: str = field(default="", repr=False)
-
-    def expand(self, curie_or_iri: str) -> str:
-        """Expand a CURIE with the bundle prefixes; absolute IRIs pass through."""
-        return expand_curie(curie_or_iri, self.prefixes, where=f"{self.root / 'bundle.toml'}")
 
     def compact(self, iri: str) -> str:
         """The shortest CURIE for `iri`, or the IRI itself."""
@@ -278,5 +273,4 @@ def load_bundle(path: str | Path) -> Bundle:
         images=images,
         embeddings=embeddings,
         endpoint=str(endpoint) if endpoint else None,
-        raw_toml=raw,
     )

@@ -73,7 +73,6 @@ class ChainClassifier:
     """
 
     classes: list[str]  # chain codes
-    trained_on: int
     vocabulary: dict[str, int]  # n-gram -> feature column
     idf: np.ndarray  # (features,)
     head: Head
@@ -92,7 +91,7 @@ class ChainClassifier:
         vectorizer = TfidfVectorizer(analyzer=lambda text: word_ngrams(words(text)), sublinear_tf=True)
         head = Head.fit(vectorizer.fit_transform(texts), labels)
         return cls(
-            head.classes, len(texts), {str(k): int(v) for k, v in vectorizer.vocabulary_.items()},
+            head.classes, {str(k): int(v) for k, v in vectorizer.vocabulary_.items()},
             np.asarray(vectorizer.idf_, dtype=np.float64), head, template_vocabulary(bundle),
         )
 

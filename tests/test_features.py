@@ -1,0 +1,108 @@
+"""Declared features: chosen by settings, loaded into the agent, and off with one clear line when they cannot load."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+import bot.features
+from bot.agent import Agent
+from bot.core.config import load_settings
+from bot.core.features import Contribution, Feature
+from bot.core.kinds import Kind
+
+
+def answers_milk(agent: Agent) -> bool:
+    return agent.answer("Who directed Milk?").answers == ["Gus Van Sant"]
+
+
+def with_features(monkeypatch, *features: Feature) -> None:
+    monkeypatch.setattr(bot.features, "chosen", lambda settings: list(features))
+
+
+def test_a_feature_whose_package_is_missing_is_off_with_one_line_and_the_bot_still_answers(mini_agent, monkeypatch, caplog):
+    loads = []
+    needs_nothing_installed = Feature("pictures", "needs a package", ("no_such_package_moviebot",), "images", loads.append)
+    with_features(monkeypatch, needs_nothing_installed)
+    agent = Agent(mini_agent.kg, mini_agent.settings)
+    with caplog.at_level(logging.WARNING, logger="bot.features"):
+        agent.load_features()
+    assert loads == []  # never loaded
+    (line,) = [r.getMessage() for r in caplog.records if "feature pictures" in r.getMessage()]
+    assert line == "feature pictures is off: missing package(s) no_such_package_moviebot"
+    assert agent.describe()["features"] == [
+        {"name": "pictures", "summary": "needs a package", "on": False, "off_because": "missing package(s) no_such_package_moviebot"}
+    ]
+    assert answers_milk(agent)
+
+
+def test_a_feature_whose_load_fails_is_off_and_the_others_still_load(mini_agent, monkeypatch, caplog):
+    def broken(agent):
+        raise RuntimeError("the model file is damaged")  # stands for any import or file that fails while loading
+
+    working = Feature("greeter", "answers small talk", (), "chat", lambda agent: Contribution(handlers={Kind.SMALLTALK: greet}))
+    with_features(monkeypatch, Feature("broken", "fails", (), "ner", broken), working)
+    agent = Agent(mini_agent.kg, mini_agent.settings)
+    with caplog.at_level(logging.WARNING, logger="bot.features"):
+        agent.load_features()
+    assert "feature broken is off: RuntimeError: the model file is damaged" in caplog.text
+    assert "Traceback" not in caplog.text
+    assert agent.answer("hello").text == "Hi from a feature."
+    assert answers_milk(agent)
+
+
+def greet(understanding, conversation):
+    from bot.core.contracts import Facts
+
+    return Facts(Kind.SMALLTALK, understanding.text, message="Hi from a feature.")
+
+
+def test_a_failing_background_load_turns_only_its_feature_off(mini_agent, monkeypatch, caplog):
+    def slow_then_broken():
+        raise OSError("cannot read the tagger")
+
+    with_features(monkeypatch, Feature("tagger", "loads in the background", (), "ner", lambda agent: Contribution(background=slow_then_broken)))
+    agent = Agent(mini_agent.kg, mini_agent.settings)
+    with caplog.at_level(logging.WARNING, logger="bot.agent"):
+        agent.load_features()
+        assert agent.wait_ready(30)
+    assert "feature tagger is off: OSError: cannot read the tagger" in caplog.text
+    assert answers_milk(agent)
+
+
+def test_a_background_load_contributes_when_it_is_done(mini_agent, monkeypatch):
+    seen = []
+    late = Contribution(mention_sources=[lambda text, toks: seen.append(text) or []])
+    with_features(monkeypatch, Feature("late", "joins later", (), "ner", lambda agent: Contribution(background=lambda: late)))
+    agent = Agent(mini_agent.kg, mini_agent.settings)
+    agent.load_features()
+    assert agent.wait_ready(30)
+    assert answers_milk(agent) and seen == ["Who directed Milk?"]
+
+
+def test_features_are_chosen_in_the_environment_and_in_toml_with_their_own_sections(tmp_path):
+    assert load_settings(env={"MOVIEBOT_FEATURES": "crowd, images"}).features == ("crowd", "images")
+    assert load_settings(env={"MOVIEBOT_FEATURES": ""}).features == ()
+    config = tmp_path / "moviebot.toml"
+    config.write_text('features = ["ner", "phrasing"]\n\n[ner]\nepochs = 3\n\n[phrasing]\nthreads = 2\n', encoding="utf-8")
+    settings = load_settings(config, env={})
+    assert settings.features == ("ner", "phrasing") and settings.ner_epochs == 3 and settings.llm_threads == 2
+    assert settings.without("phrasing").features == ("ner",)
+
+
+def test_unknown_names_in_a_toml_section_are_refused(tmp_path):
+    from bot.core.errors import ConfigError
+
+    config = tmp_path / "moviebot.toml"
+    config.write_text("[ner]\nepochz = 3\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="unknown setting 'epochz' in \\[ner\\]"):
+        load_settings(config, env={})
+
+
+def test_the_default_agent_describes_its_pipeline(mini_agent):
+    described = mini_agent.describe()
+    assert {f["name"] for f in described["features"]} == set(mini_agent.settings.features)
+    assert all(f["on"] for f in described["features"]), described["features"]
+    assert described["kinds"]["factual"]["answered"] and described["kinds"]["recommendation"]["answered"]
+    assert described["kinds"]["factual"]["phrased"] and not described["kinds"]["recommendation"]["phrased"]
