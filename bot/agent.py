@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 from bot.answering.factual import Retriever
 from bot.core.config import Settings
-from bot.core.contracts import Conversation, Facts, Reply, TraceStep, Understanding
+from bot.core.contracts import Conversation, Facts, LinkedEntity, Reply, TraceStep, Understanding
 from bot.core.errors import MoviebotError, StoreError
 from bot.core.features import Amender, Contribution, Fallback, Handler, Phraser
 from bot.core.kinds import REGISTRY, Kind
@@ -30,15 +30,29 @@ from bot.understanding.parser import Understander
 log = logging.getLogger(__name__)
 MAX_MESSAGE_CHARS = 2000
 
+HELP = (
+    "I answer questions about films from my knowledge graph, for example "
+    "\"Who directed Good Will Hunting?\", \"What genres are the films written by Quentin Tarantino?\" "
+    "or \"Which movies share the director of Jaws?\". I can also recommend films and show pictures."
+)
 SMALLTALK_REPLIES = {
     "greeting": "Hello! Ask me about films: who directed them, who starred in them, when they came out, and more.",
     "thanks": "You're welcome! Ask me anything else about films.",
     "bye": "Goodbye, and enjoy your next film!",
-    "help": (
-        "I answer questions about films from my knowledge graph, for example "
-        "\"Who directed Good Will Hunting?\", \"What genres are the films written by Quentin Tarantino?\" "
-        "or \"Which movies share the director of Jaws?\"."
+    "help": HELP,
+    "identity": (
+        "I'm moviebot, a chatbot that answers questions about films from a knowledge graph, offline. "
+        "Every fact I give comes from that graph (or is marked as a crowd answer or a prediction)."
     ),
+    "wellbeing": "I'm fine, thank you! What would you like to know about films?",
+    "newcomer": "Welcome! " + HELP,
+    "praise": "Thank you! Ask me anything else about films.",
+}
+DECLINE_REPLIES = {
+    "injection": "I only tell you what my knowledge graph says about films, and I don't change that on request. "
+                 "Ask me a question about a film, for example \"Who directed Jaws?\"",
+    "arithmetic": "I'm a film bot, so I don't do arithmetic. Ask me about a film instead, for example \"How long is Titanic?\"",
+    "off_topic": "I only know about films. Ask me who directed a film, who starred in it, when it came out, and more.",
 }
 
 
@@ -74,7 +88,9 @@ class Agent:
         self.settings = settings or Settings()
         self.understander = Understander(kg, load_classifier(kg), self.settings.fuzzy_threshold)
         self.retriever = Retriever(kg, self.settings.max_answers)
-        self.handlers: dict[Kind, Handler] = {Kind.FACTUAL: self._factual, Kind.SMALLTALK: self._smalltalk, Kind.UNKNOWN: self._unknown}
+        self.handlers: dict[Kind, Handler] = {
+            Kind.FACTUAL: self._factual, Kind.SMALLTALK: self._smalltalk, Kind.DECLINE: self._decline, Kind.UNKNOWN: self._unknown,
+        }
         self.fallbacks: list[Fallback] = []
         self.amenders: list[Amender] = []
         self.phraser: Phraser | None = None
@@ -211,10 +227,36 @@ class Agent:
     def _smalltalk(self, understanding: Understanding, conversation: Conversation) -> Facts:
         return Facts(Kind.SMALLTALK, understanding.text, message=SMALLTALK_REPLIES[understanding.smalltalk])
 
+    def _decline(self, understanding: Understanding, conversation: Conversation) -> Facts:
+        return Facts(Kind.DECLINE, understanding.text, message=DECLINE_REPLIES[understanding.smalltalk])
+
     def _unknown(self, understanding: Understanding, conversation: Conversation) -> Facts:
         return Facts(Kind.UNKNOWN, understanding.text, message=self._not_understood(understanding))
 
     def _factual(self, understanding: Understanding, conversation: Conversation) -> Facts:
+        """Every ask of the question plan, answered in order (an ask may take an earlier one's answer as its topic)."""
+        if not understanding.asks:
+            return Facts(Kind.FACTUAL, understanding.text, topic=understanding.entities, message=cannot_answer(understanding))
+        parts: list[Facts] = []
+        for n, ask in enumerate(understanding.asks):
+            if ask.after is None:
+                facts = self._single(understanding.ask(n))
+            else:
+                facts = self._after(understanding, n, parts[ask.after])
+            if ask.others:
+                facts = without_earlier(facts, understanding, conversation)
+            parts.append(facts)
+        if len(parts) == 1 and not (understanding.missing or understanding.unclear):
+            return parts[0]
+        combined = Facts(Kind.FACTUAL, understanding.text, [a for p in parts for a in p.answers], [f for p in parts for f in p.facts],
+                         understanding.entities, understanding.chain, parts=parts)
+        combined.source = next((p.source for p in parts if p.source != "kg"), "kg")
+        combined.extra["sparql"] = [p.extra.get("sparql", "") for p in parts]
+        if understanding.missing or understanding.unclear:
+            combined.extra["also"] = cannot_answer(understanding)
+        return combined
+
+    def _single(self, understanding: Understanding) -> Facts:
         facts, query = self.retriever.answer(understanding)
         facts.extra["sparql"] = query
         for amend in self.amenders:
@@ -226,6 +268,29 @@ class Agent:
                     return alternative
         return facts
 
+    def _after(self, understanding: Understanding, n: int, earlier: Facts) -> Facts:
+        """An ask whose topic is the answer of an earlier one ("who directed X and what else did they direct")."""
+        labels = self.kg.labels
+        topics = []
+        for answer in earlier.answers:
+            info = labels.info(answer.iri) if answer.iri else None
+            if info is not None:
+                label, group, _, year = info
+                topics.append(LinkedEntity(answer.label, answer.iri, label, 100.0, group, year=year))
+        if not topics:
+            return Facts(Kind.FACTUAL, understanding.asks[n].text, message="")
+        merged = None
+        for topic in topics:
+            facts = self._single(understanding.ask(n, topic))
+            if merged is None:
+                merged = facts
+            else:
+                known = {a.iri or a.label for a in merged.answers}
+                merged.answers += [a for a in facts.answers if (a.iri or a.label) not in known]
+                merged.facts += facts.facts
+                merged.topic += facts.topic
+        return merged
+
     def _not_understood(self, understanding: Understanding) -> str:
         if understanding.not_found:
             names = ", ".join(f"\"{n}\"" for n in understanding.not_found[:3])
@@ -234,3 +299,37 @@ class Agent:
                 "Please check the spelling of the title or name, or ask about another film."
             )
         return "I did not understand which film or person you mean. Try for example \"Who directed The Matrix?\""
+
+
+def cannot_answer(understanding: Understanding) -> str:
+    """What was understood and what the bot will not guess: the graph lacks it, or a word did not fit."""
+    topic = understanding.entities[0] if understanding.entities else None
+    name = topic.label if topic is not None else ""
+    if understanding.missing:
+        if topic is None:
+            return f"My knowledge graph does not hold {understanding.missing}, so I cannot answer that."
+        holds = f"{name}'s films" if topic.group == "person" else f"facts about {name}" if topic.group == "film" else name
+        return f"My knowledge graph has {holds}, but not {understanding.missing}, so I cannot answer that."
+    if topic is not None:
+        return (f"I found {name} in my knowledge graph, but I'm not sure {understanding.unclear}. "
+                f"You can ask, for example, who directed it or when it came out." if topic.group == "film" else
+                f"I found {name} in my knowledge graph, but I'm not sure {understanding.unclear}. "
+                f"You can ask, for example, which films {name} made.")
+    return f"I'm not sure {understanding.unclear or 'what you are asking'}. Could you rephrase the question?"
+
+
+def without_earlier(facts: Facts, understanding: Understanding, conversation: Conversation) -> Facts:
+    """'What else' / 'which other': leave out the films this message and the previous turn named."""
+    named = {e.iri for e in understanding.entities}
+    if conversation.turns:
+        earlier_understanding, earlier_facts = conversation.turns[-1]
+        named |= {e.iri for e in earlier_understanding.entities} | {a.iri for a in earlier_facts.answers if a.iri}
+    kept = [a for a in facts.answers if a.iri not in named]
+    if len(kept) == len(facts.answers):
+        return facts
+    facts.answers = kept
+    facts.facts = [f for f in facts.facts if f.value not in named]
+    if not kept:
+        topic = facts.topic[0].label if facts.topic else "That"
+        facts.message = f"{topic} has no other films in my knowledge graph."
+    return facts

@@ -63,9 +63,24 @@ class LinkedEntity:
         return {"text": self.text, "iri": self.iri, "label": self.label, "score": round(self.score, 1), "group": self.group}
 
 
+@dataclass(frozen=True)
+class Ask:
+    """One question of a message: a relation chain followed from a topic entity."""
+
+    chain: tuple[Hop, ...]
+    topic: int = 0  # index of the topic in Understanding.entities
+    after: int | None = None  # the topic is instead the answer of this earlier ask ("... and what else did they direct?")
+    text: str = ""  # the part of the message it was read from
+    confidence: float = 0.0
+    others: bool = False  # "what else", "which other": the films the message or conversation named are left out
+
+
 @dataclass
 class Understanding:
-    """What the question asks: its kind, the relation chain, and the linked entities."""
+    """The question plan: what a message asks (its kind, one or more asks) and the linked entities.
+
+    `chain` and `entities` describe the first ask (the whole question when there is one ask), which
+    is what a handler of a single question reads; `asks` lists every ask of the message."""
 
     text: str
     kind: str  # a bot.core.kinds.Kind
@@ -74,6 +89,16 @@ class Understanding:
     confidence: float = 0.0
     not_found: list[str] = field(default_factory=list)  # spans the user probably meant but no label matched
     smalltalk: str = ""  # the small-talk intent (greeting, thanks, help, ...)
+    asks: list[Ask] = field(default_factory=list)
+    missing: str = ""  # what the question asks that the graph does not hold ("where people were born")
+    unclear: str = ""  # why the bot would not guess (a word it could not account for, a weak match)
+
+    def ask(self, n: int, topic: LinkedEntity | None = None) -> Understanding:
+        """The single question of ask `n` (its topic given, or the ask's own entity)."""
+        ask = self.asks[n]
+        entity = topic if topic is not None else self.entities[ask.topic]
+        single = Ask(ask.chain, 0, None, ask.text, ask.confidence, ask.others)
+        return Understanding(ask.text or self.text, self.kind, ask.chain, [entity], ask.confidence, asks=[single])
 
 
 @dataclass
@@ -112,6 +137,7 @@ class Facts:
     source: str = "kg"
     message: str = ""  # a ready sentence for non-answers (not found, small talk, clarification)
     extra: dict[str, Any] = field(default_factory=dict)  # image path, crowd statistics, options, ...
+    parts: list[Facts] = field(default_factory=list)  # one Facts per ask when a message asks several things
 
 
 @dataclass

@@ -47,11 +47,16 @@ def _capitalise(text: str) -> str:
 
 
 def template_sentence(facts: Facts, bundle: Bundle) -> Sentence:
-    """The deterministic sentence for `facts`."""
+    """The deterministic sentence for `facts` (a short paragraph, one sentence per ask, for several asks)."""
+    if facts.parts:
+        sentences = [template_sentence(part, bundle).text for part in facts.parts]
+        if facts.extra.get("also"):
+            sentences.append(facts.extra["also"])
+        return Sentence(" ".join(s for s in sentences if s))
     if facts.message:
         return Sentence(facts.message)
     labels = [a.label for a in facts.answers]
-    if facts.kind == Kind.FACTUAL:
+    if facts.kind == Kind.FACTUAL and facts.chain:
         phrase, plural = describe_chain(facts, bundle)
         if not labels:
             return Sentence(f"I could not find {phrase} in the knowledge graph.")

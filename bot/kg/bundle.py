@@ -45,6 +45,7 @@ class Relation:
     finds: tuple[str, ...]  # questions for the films whose value is {value}
     synonyms: tuple[str, ...] = ()  # other nouns people use for the value ("actor" for cast member)
     peers: tuple[str, ...] = ()  # questions for the other values of the films with {value} (co-stars)
+    cues: tuple[str, ...] = ()  # more words people use when they ask about this relation ("helmed", "runtime")
 
     @property
     def is_entity(self) -> bool:
@@ -69,6 +70,7 @@ class Bundle:
     images: Path | None = None
     embeddings: Path | None = None
     endpoint: str | None = None  # set when the graph lives on a remote SPARQL endpoint
+    alias_predicates: tuple[str, ...] = ()  # other names of an entity (e.g. skos:altLabel): linked like labels, never shown
 
     def compact(self, iri: str) -> str:
         """The shortest CURIE for `iri`, or the IRI itself."""
@@ -102,6 +104,7 @@ class Bundle:
             {
                 "prefixes": self.prefixes,
                 "label": self.label_predicate,
+                "aliases": list(self.alias_predicates),
                 "type": self.type_predicate,
                 "classes": self.classes,
                 "relations": {k: v.__dict__ for k, v in sorted(self.relations.items())},
@@ -147,7 +150,7 @@ def _relation(name: str, table: dict, prefixes: dict, classes: dict, builtins: d
     where = f"{where} [relations.{name}]"
     if not isinstance(table, dict):
         raise BundleError(f"{where}: expected a table")
-    unknown = set(table) - {"property", "direction", "kind", "value_class", "noun", "plural", "asks", "films", "finds", "synonyms", "peers"}
+    unknown = set(table) - {"property", "direction", "kind", "value_class", "noun", "plural", "asks", "films", "finds", "synonyms", "peers", "cues"}
     if unknown:
         raise BundleError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
     if "property" not in table:
@@ -187,7 +190,8 @@ def _relation(name: str, table: dict, prefixes: dict, classes: dict, builtins: d
     for phrase in films + finds + peers:
         if "{value}" not in phrase:
             raise BundleError(f"{where}: films/finds/peers phrasing {phrase!r} lacks {{value}}")
-    return Relation(name, prop, direction, kind, value_class if kind == "entity" else None, noun, plural, asks, films, finds, synonyms, peers)
+    cues = _strings(table.get("cues"), f"{where} cues") or _strings(builtin.get("cues"), f"{BUILTIN_PHRASINGS} {prop} cues")
+    return Relation(name, prop, direction, kind, value_class if kind == "entity" else None, noun, plural, asks, films, finds, synonyms, peers, cues)
 
 
 def load_bundle(path: str | Path) -> Bundle:
@@ -242,6 +246,7 @@ def load_bundle(path: str | Path) -> Bundle:
     schema = data.get("schema", {})
     label = expand_curie(schema.get("label", "rdfs:label"), prefixes, where=f"{where} [schema] label")
     type_pred = expand_curie(schema.get("type", "rdf:type"), prefixes, where=f"{where} [schema] type")
+    aliases = tuple(expand_curie(a, prefixes, where=f"{where} [schema] aliases") for a in _strings(schema.get("aliases"), f"{where} [schema] aliases"))
     classes: dict[str, tuple[str, ...]] = {}
     for group, iris in data.get("classes", {}).items():
         items = _strings(iris, f"{where} [classes] {group}")
@@ -266,6 +271,7 @@ def load_bundle(path: str | Path) -> Bundle:
         prefixes=prefixes,
         label_predicate=label,
         type_predicate=type_pred,
+        alias_predicates=aliases,
         language=str(schema.get("language", "en")),
         classes=classes,
         relations=relations,

@@ -2,6 +2,9 @@
 
 Entity linking works on this in-memory index (dict lookups of normalised n-grams and
 rapidfuzz over the label list) instead of SPARQL REGEX scans, which cost seconds.
+Besides the labels and aliases (`by_norm`), it keeps generated variants (`variants`: a title
+without its article or subtitle, a person's surname, see bot.kg.variants) apart, so the linker
+can trust them less, and a variant never shadows an entity whose own label says the same.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from bot.core.text import normalize
 from bot.kg import queries
 from bot.kg.bundle import Bundle
 from bot.kg.store import Node
+from bot.kg.variants import name_variants, title_variants
 
 GROUP_PRIORITY = ("film", "person")
 _YEAR = re.compile(r"^(-?\d{4})")
@@ -31,7 +35,8 @@ class LabelIndex:
     groups: list[str] = field(default_factory=list)  # class group per entity ("" if none)
     degree: list[int] = field(default_factory=list)
     years: list[int | None] = field(default_factory=list)
-    by_norm: dict[str, list[int]] = field(default_factory=dict)  # normalised label -> entity ids
+    by_norm: dict[str, list[int]] = field(default_factory=dict)  # normalised label or alias -> entity ids
+    variants: dict[str, list[int]] = field(default_factory=dict)  # generated variant -> entity ids (no label says it)
     by_iri: dict[str, int] = field(default_factory=dict)
     max_tokens: int = 1
     # per entity, a bit per (relation, side) it takes part in: bit 2*r for subject, 2*r+1 for object
@@ -43,20 +48,29 @@ class LabelIndex:
         """Normalised labels sorted by length, and their lengths (for `band`)."""
         sorted_keys = getattr(self, "_sorted_keys", None)
         if sorted_keys is None:
-            keys = sorted(self.by_norm, key=len)
+            keys = sorted({*self.by_norm, *self.variants}, key=len)
             sorted_keys = self._sorted_keys = (keys, [len(k) for k in keys])
         return sorted_keys
 
     def band(self, low: float, high: float) -> list[str]:
-        """Normalised labels whose length lies in [low, high]: the only ones a length-bounded score can reach."""
+        """Normalised labels and variants whose length lies in [low, high]: the only ones a length-bounded score can reach."""
         keys, lengths = self.keys_by_length
         return keys[bisect.bisect_left(lengths, low) : bisect.bisect_right(lengths, high)]
 
     def lookup(self, norm: str) -> list[int]:
+        """The entities whose label or alias is `norm`."""
         return self.by_norm.get(norm, [])
 
+    def lookup_variant(self, norm: str) -> list[int]:
+        """The entities a generated variant `norm` stands for (none when a label says `norm`)."""
+        return self.variants.get(norm, [])
+
+    def lookup_any(self, norm: str) -> list[int]:
+        """The entities a label, alias or variant `norm` stands for (labels first: a variant never shadows a label)."""
+        return self.by_norm.get(norm) or self.variants.get(norm, [])
+
     def fuzzy(self, norm: str, threshold: float, limit: int = 5) -> list[tuple[str, float]]:
-        """Normalised labels within `threshold` (rapidfuzz ratio, 0-100) of `norm`, best first."""
+        """Normalised labels and variants within `threshold` (rapidfuzz ratio, 0-100) of `norm`, best first."""
         if not norm:
             return []
         # ratio = 100 * (1 - distance / (la + lb)) and distance >= |la - lb|, so lb lies in a band around la
@@ -116,6 +130,8 @@ def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
         if s is None or l is None or not s.is_iri or l.is_iri or not _lang_ok(l, bundle.language):
             continue
         labels[s.value].append(l.value)
+        if "alias" in row:
+            continue  # an alias links the entity but is never its display label
         if l.lang or s.value not in preferred:
             preferred.setdefault(s.value, l.value)
     class_group = {iri: group for group, iris in bundle.classes.items() for iri in iris}
@@ -157,7 +173,10 @@ def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
     tick()
     index = LabelIndex()
     by_norm: dict[str, list[int]] = defaultdict(list)
+    variants: dict[str, list[int]] = defaultdict(list)
     for iri in sorted(labels):
+        if iri not in preferred:
+            preferred[iri] = labels[iri][0]  # an entity with aliases only
         idx = len(index.iris)
         index.iris.append(iri)
         index.labels.append(preferred.get(iri, labels[iri][0]))
@@ -166,11 +185,17 @@ def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
         index.years.append(years.get(iri))
         index.roles.append(roles.get(iri, 0))
         index.by_iri[iri] = idx
+        make_variants = {"film": title_variants, "person": name_variants}.get(index.groups[idx])
         for label in set(labels[iri]):
             norm = normalize(label)
             if norm:
                 by_norm[norm].append(idx)
                 index.max_tokens = max(index.max_tokens, norm.count(" ") + 1)
+            for variant in make_variants(label) if make_variants else ():
+                if idx not in variants[variant]:
+                    variants[variant].append(idx)
+                    index.max_tokens = max(index.max_tokens, variant.count(" ") + 1)
     index.by_norm = dict(by_norm)
+    index.variants = {key: ids for key, ids in variants.items() if key not in by_norm}
     index.role_bits = role_bits
     return index

@@ -90,7 +90,12 @@ def hop_path(bundle: Bundle, hop: Hop) -> str:
 
 
 def all_labels(bundle: Bundle) -> str:
-    return f"SELECT ?s ?l WHERE {{ ?s {iri(bundle.label_predicate)} ?l }}"
+    """Every (entity, label) as ?s ?l, with ?alias true for the bundle's alias predicates (skos:altLabel, ...)."""
+    if not bundle.alias_predicates:
+        return f"SELECT ?s ?l WHERE {{ ?s {iri(bundle.label_predicate)} ?l }}"
+    aliases = " ".join(iri(a) for a in bundle.alias_predicates)
+    return (f"SELECT ?s ?l ?alias WHERE {{ {{ ?s {iri(bundle.label_predicate)} ?l }} UNION "
+            f"{{ VALUES ?p {{ {aliases} }} ?s ?p ?l BIND(true AS ?alias) }} }}")
 
 
 def all_types(bundle: Bundle) -> str:

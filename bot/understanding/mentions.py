@@ -1,20 +1,27 @@
 """The entity layer: find the spans of a question that may name KG entities.
 
-`IndexMentions` looks up every word n-gram of the question in the label index (exact,
-after normalisation) and, for the words no label explains, proposes the residual
-spans for fuzzy validation. The Flair NER layer plugs in as another source of mentions.
+`IndexMentions` looks up every word n-gram of the question in the label index: labels and
+aliases (exact, after normalisation), then generated variants (a title without its article
+or subtitle, a surname; trusted a little less), and, for the words no label explains, fuzzy
+matches of the residual runs (rapidfuzz, with sequel numbers required to agree: "Toy Story 4"
+is not "Toy Story 3"). A list of names ("A, B and C") is also tried piece by piece, so it is
+not read as one title. The Flair NER layer plugs in as another source of mentions.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from bot.core.text import tokens
+from bot.core.text import Token, tokens
 from bot.kg.bundle import Bundle
 from bot.kg.labels import LabelIndex
+from bot.kg.variants import ROMAN
 from bot.understanding.questions import FILM_LIST_FRAMES, FILM_SLOTS, SHARE_FRAMES, SHARE_QUESTIONS, VALUE_NPS
 
 MAX_SPAN_TOKENS = 14
+VARIANT_SCORE = 97.0  # how much a generated variant (no article, subtitle only, surname) is trusted, on the 0-100 scale
+LIST_MARK = re.compile(r"[,;&]")
 
 
 @dataclass
@@ -28,7 +35,7 @@ class Span:
     norm: str
     ids: list[int]
     fuzzy_score: float = 100.0
-    source: str = "index"
+    source: str = "index"  # index | variant | fuzzy | ner
     expects: str = "any"  # class group the extractor expects ("film", "person", "any")
 
     @property
@@ -46,13 +53,23 @@ def template_vocabulary(bundle: Bundle) -> frozenset[str]:
 
     texts = [*FILM_SLOTS, *FILM_LIST_FRAMES, *SHARE_FRAMES, *SHARE_QUESTIONS, *VALUE_NPS]
     for rel in bundle.relations.values():
-        texts += [rel.noun, rel.plural, *rel.synonyms, *rel.asks, *rel.films, *rel.finds]
+        texts += [rel.noun, rel.plural, *rel.synonyms, *rel.asks, *rel.films, *rel.finds, *rel.cues]
     words = {t for text in texts for t, _, _ in tokens(text.replace("{", " ").replace("}", " "))}
     words |= {w + "s" for w in words if len(w) > 3 and w.isalpha()}  # "filmmakers" from a synonym "filmmaker"
     words |= ENGLISH_STOP_WORDS
     words -= {"film", "value", "e", "np", "noun", "plural"}
     words |= {"film", "films", "movie", "movies", "please", "tell", "know", "let", "me", "want", "like", "can", "could", "would"}
     return frozenset(words)
+
+
+def numbers_of(words: list[str]) -> list[str]:
+    """The sequel numbers of a title's words, roman numerals as digits ('part ii' -> '2')."""
+    return [ROMAN.get(w, w) for w in words if w.isdigit() or (w in ROMAN and w != "v")]  # "v" is more often a letter
+
+
+def numbers_agree(mention: str, key: str) -> bool:
+    """A fuzzy match may fix a typo, never a sequel number: 'toy story 4' is not 'toy story 3'."""
+    return numbers_of(mention.split()) == numbers_of(key.split())
 
 
 class IndexMentions:
@@ -63,7 +80,8 @@ class IndexMentions:
         self.vocabulary = vocabulary
         self.max_n = min(labels.max_tokens, MAX_SPAN_TOKENS)
 
-    def exact(self, toks: list[tuple[str, int, int]]) -> list[Span]:
+    def exact(self, toks: list[Token]) -> list[Span]:
+        """Every n-gram that is a label or alias (score 100) or a generated variant (VARIANT_SCORE)."""
         spans = []
         words = [t for t, _, _ in toks]
         for i in range(len(words)):
@@ -72,9 +90,13 @@ class IndexMentions:
                 ids = self.labels.lookup(norm)
                 if ids:
                     spans.append(Span(i, i + n, toks[i][1], toks[i + n - 1][2], norm, ids))
+                    continue
+                ids = self.labels.lookup_variant(norm)
+                if ids:
+                    spans.append(Span(i, i + n, toks[i][1], toks[i + n - 1][2], norm, ids, VARIANT_SCORE, "variant"))
         return spans
 
-    def residual_runs(self, toks: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
+    def residual_runs(self, toks: list[Token]) -> list[tuple[int, int]]:
         """Token runs made of words the question wording does not explain (allowing inner wording words)."""
         content = [t not in self.vocabulary and not t.isdigit() or (t.isdigit() and len(t) != 4) for t, _, _ in toks]
         runs, i = [], 0
@@ -98,10 +120,28 @@ class IndexMentions:
             i = j
         return runs
 
-    def fuzzy(self, toks: list[tuple[str, int, int]], threshold: float, covered: set[int]) -> list[Span]:
-        """Fuzzy spans for residual runs that no exact match covers, widened by one wording word each side."""
+    @staticmethod
+    def list_pieces(text: str, toks: list[Token], a: int, b: int) -> list[tuple[int, int]]:
+        """The pieces of tokens a..b between list separators (',', ';', '&', 'and', 'or'), when there are any."""
+        cuts = [a]
+        for k in range(a + 1, b):
+            if LIST_MARK.search(text[toks[k - 1][2] : toks[k][1]]) or toks[k][0] in ("and", "or"):
+                cuts.append(k)
+        pieces = []
+        for s, e in zip(cuts, cuts[1:] + [b]):
+            s += toks[s][0] in ("and", "or")
+            if s < e:
+                pieces.append((s, e))
+        return pieces if len(pieces) > 1 else []
+
+    def fuzzy(self, toks: list[Token], threshold: float, covered: set[int], text: str = "") -> list[Span]:
+        """Fuzzy spans for residual runs (and their list pieces) that no exact match covers, widened by one
+        wording word each side."""
         spans = []
-        for a, b in self.residual_runs(toks):
+        runs = self.residual_runs(toks)
+        if text:
+            runs += [piece for a, b in runs for piece in self.list_pieces(text, toks, a, b)]
+        for a, b in runs:
             if all(i in covered for i in range(a, b)):
                 continue
             options = {(a, b), (max(0, a - 1), b), (a, min(len(toks), b + 1)), (max(0, a - 1), min(len(toks), b + 1))}
@@ -111,8 +151,10 @@ class IndexMentions:
                     continue
                 norm = " ".join(t for t, _, _ in toks[s:e])
                 for key, score in self.labels.fuzzy(norm, threshold, limit=3):
+                    if not numbers_agree(norm, key):
+                        continue
                     if best is None or score > best.fuzzy_score or (score == best.fuzzy_score and e - s > best.length):
-                        best = Span(s, e, toks[s][1], toks[e - 1][2], key, self.labels.lookup(key), score, "fuzzy")
+                        best = Span(s, e, toks[s][1], toks[e - 1][2], key, self.labels.lookup_any(key), score, "fuzzy")
             if best is not None:
                 spans.append(best)
         return spans

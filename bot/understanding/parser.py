@@ -1,44 +1,87 @@
-"""Understanding: question kind, relation chain and linked topic entity, chosen jointly.
+"""Understanding: from a message to a question plan (kind, asks, linked entities) — or an honest "I don't know".
 
-For a factual question every candidate span is masked in turn ("who directed ENT"), the
-chain classifier scores the masked wording, and the candidate whose best compatible chain
-is most probable (with a preference for longer, better-matching spans) wins. A chain is
-compatible with a span only if an entity behind the span belongs to the chain's start group;
-a chain whose first relation the entity never takes part in (in the KG) is ROLE_ODDS times
-less likely, so "the movies Ann Lee worked on" follows the relation Ann Lee actually has,
-while "who directed X" for an X without a director still asks for X's director.
+1. Messages that are not questions come first: instructions to the bot, arithmetic and off-topic
+   requests are declined, whole-message small talk is small talk (bot.understanding.conversation).
+2. Names are found by the label index (labels, aliases, variants, fuzzy) and the NER layer, and
+   masked, so titles do not trigger kind cues; surface cues pick recommendations, pictures and
+   embedding requests (bot.understanding.cues).
+3. A factual message is split into clauses ("Who directed Inception and when was it released?"),
+   and each clause is read jointly for its entity and relation chain: every candidate span is
+   masked in turn ("who directed ENT"), the chain classifier scores the masked wording, and each
+   (entity, chain) candidate must account for the clause's words (bot.understanding.lexicon). A
+   chain whose first relation the entity never takes part in is ROLE_ODDS times less likely, so
+   "the movies Ann Lee worked on" follows the relation Ann Lee actually has. A clause may ask for
+   several relations of one film ("the director, the year and the runtime of X"), one relation of
+   several films ("When were A and B released?"), or refer back with a pronoun (to an earlier
+   clause's film, or to the person an earlier clause asked for: "... and what else did they direct?").
+4. A parse that leaves a word unexplained is not trusted: a word that asks for something the graph
+   does not hold ("born", "budget") is said so; another relation's cue or an unknown word next to a
+   title makes the bot say what it could not read instead of answering another question.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import re
+from itertools import combinations
+from dataclasses import dataclass, field
 
-from bot.core.contracts import LinkedEntity, Understanding, parse_chain
+from bot.core.contracts import Ask, Hop, LinkedEntity, Understanding, chain_code, parse_chain
 from bot.core.features import MentionSource
 from bot.core.kinds import Kind
-from bot.core.text import YEAR, tokens
+from bot.core.text import YEAR, Token, tokens
 from bot.kg.graph import KG
 from bot.understanding.classifier import ChainClassifier
+from bot.understanding.conversation import decline_intent, social_intent
 from bot.understanding.cues import question_kind
+from bot.understanding.lexicon import SHARE_CUES, Explanation, Lexicon
 from bot.understanding.linking import link_span
 from bot.understanding.mentions import IndexMentions, Span
 from bot.understanding.questions import ENT, supported_chains
 
-MAX_CANDIDATES = 12
+MAX_CANDIDATES = 16
+MAX_CHAINS_PER_SPAN = 12  # chains scored per span (by classifier probability) before the explanation check
 LENGTH_WEIGHT = 1.0  # log-probability bonus per token of the span
 WORDING_PENALTY = 2.5  # spans made only of question wording ("who", "film") are unlikely names
 FILM_CUES = frozenset({"film", "movie"})
+FILM_WORDS = frozenset({"film", "films", "movie", "movies", "flick", "flicks", "filmography", "work", "works"})
 ROLE_ODDS = 20.0  # how much likelier a chain is when the KG shows the entity in its first relation
+MIN_PROBABILITY = 0.02  # a chain the classifier gives less than this is not read into a question
+PRONOUNS = {"it": "thing", "its": "thing", "itself": "thing", "he": "person", "him": "person", "his": "person",
+            "she": "person", "her": "person", "hers": "person", "they": "any", "them": "any", "their": "any"}
+QUESTION_START = frozenset("who whom whose what which when where how why is are was were did does do has have had can could tell name list give show".split())
+LIST_WORDS = frozenset({"and", "or", "both", "as", "well", "also", "plus"})
+SEE_REQUEST = re.compile(r"^\W*(?:(?:can|could|may) i (?:please )?(?:see|have a look at)|let me see|show me|i want to see|i'?d like to see)\b", re.I)
 
 
 @dataclass
 class Candidate:
-    span: Span
-    entity: LinkedEntity
+    """One reading of a clause: an entity behind a span, a chain from it, and how well it accounts for the clause."""
+
+    span: Span | None  # None when the topic is a pronoun's referent
+    entity: LinkedEntity | None
     chain: str
     probability: float
     score: float
+    explanation: Explanation = field(default_factory=Explanation)
+    coordinated: list[Span] = field(default_factory=list)  # more names the same question is asked about ("A and B")
+
+    @property
+    def final(self) -> float:
+        return self.score - self.explanation.penalty
+
+
+@dataclass
+class ClauseReading:
+    """What one clause asks, or why it could not be read."""
+
+    asks: list[tuple[LinkedEntity | None, str, float]] = field(default_factory=list)  # (topic, chain, probability)
+    referent: str = ""  # the topic is a pronoun: "thing" (an earlier film) or "person"/"any" (an earlier answer)
+    topic_only: LinkedEntity | None = None  # the clause names an entity but asks nothing ("I'm curious about X.")
+    others: bool = False  # "what else" / "which other": earlier films of the message are left out
+    missing: str = ""
+    unclear: str = ""
+    not_found: list[str] = field(default_factory=list)
 
 
 def topic_role(bundle, hop) -> tuple[str, str]:
@@ -48,7 +91,7 @@ def topic_role(bundle, hop) -> tuple[str, str]:
 
 
 class Understander:
-    """Classifies the question and links its entities against one KG."""
+    """Reads a message into a question plan against one KG."""
 
     def __init__(self, kg: KG, classifier: ChainClassifier, fuzzy_threshold: float = 90.0):
         self.kg = kg
@@ -56,20 +99,27 @@ class Understander:
         self.threshold = fuzzy_threshold
         self.vocabulary = classifier.wording
         self.mentions = IndexMentions(kg.labels, self.vocabulary)
-        self.chain_start = {c.code: c.start for c in supported_chains(kg.bundle)}
-        self.chain_role = {c.code: topic_role(kg.bundle, c.hops[0]) for c in supported_chains(kg.bundle)}
+        chains = supported_chains(kg.bundle)
+        self.chain_start = {c.code: c.start for c in chains}
+        self.chain_role = {c.code: topic_role(kg.bundle, c.hops[0]) for c in chains}
+        known = self.vocabulary | {g for g in classifier.vocabulary if " " not in g}
+        self.lexicon = Lexicon.from_bundle(kg.bundle, frozenset(known))
         # extra mention sources (the Flair NER layer, once loaded): (text, tokens) -> Spans; a span
         # that did not validate against the KG has no ids (it is only recorded in the trace)
         self.span_sources: list[MentionSource] = []
 
-    def candidate_spans(self, text: str, toks, trace: dict | None = None) -> list[Span]:
-        """The validated spans of the mention sources; the label-index search when none validates."""
+    # --- names ----------------------------------------------------------------------------
+
+    def candidate_spans(self, text: str, toks: list[Token], trace: dict | None = None) -> list[Span]:
+        """Spans that name KG entities: the mention sources' validated spans and the label index's."""
         proposed = [span for source in self.span_sources for span in source(text, toks)]
         spans = [s for s in proposed if s.ids]
-        if not spans:
-            spans = self.mentions.exact(toks)
-            covered = {i for s in spans if not self._wording_only(toks, s) for i in range(s.tok_start, s.tok_end)}
-            spans += self.mentions.fuzzy(toks, self.threshold, covered)
+        index = self.mentions.exact(toks)
+        covered = {i for s in index + spans if not self._wording_only(toks, s) and s.fuzzy_score >= 100
+                   for i in range(s.tok_start, s.tok_end)}
+        index += self.mentions.fuzzy(toks, self.threshold, covered, text)
+        seen = {(s.tok_start, s.tok_end, s.norm) for s in spans}
+        spans += [s for s in index if (s.tok_start, s.tok_end, s.norm) not in seen]
         if trace is not None and self.span_sources:
             trace["mentions"] = [
                 {"text": text[s.start : s.end], "source": s.source, "expects": s.expects,
@@ -106,40 +156,210 @@ class Understander:
     def _wording_only(self, toks, span: Span) -> bool:
         return all(toks[i][0] in self.vocabulary for i in range(span.tok_start, span.tok_end))
 
+    def _name_like(self, toks, span: Span) -> bool:
+        return not self._wording_only(toks, span) or span.length > 1
+
+    # --- the message ------------------------------------------------------------------------
+
     def understand(self, text: str, trace: dict | None = None) -> Understanding:
         """What `text` asks; `trace` (the reply trace's detail dict) records where its spans came from."""
+        declined = decline_intent(text)
+        if declined:
+            return Understanding(text, Kind.DECLINE, smalltalk=declined, confidence=1.0)
         toks = tokens(text)
         spans = self.candidate_spans(text, toks, trace)
-        kind, intent = question_kind(self.mask_names(text, toks, spans))
-        if kind is Kind.SMALLTALK:
-            return Understanding(text, kind, smalltalk=intent, confidence=1.0)
+        names = [s for s in spans if self._name_like(toks, s) and s.fuzzy_score >= 100]
+        intent = social_intent(text, bool(names))
+        if intent == "off_topic":
+            return Understanding(text, Kind.DECLINE, smalltalk=intent, confidence=1.0)
+        if intent:
+            return Understanding(text, Kind.SMALLTALK, smalltalk=intent, confidence=1.0)
+        kind, _ = question_kind(self.mask_names(text, toks, spans))
+        if kind is Kind.FACTUAL and self._asks_to_see_someone(text, toks, spans):
+            kind = Kind.MULTIMEDIA
         if kind is not Kind.FACTUAL:
             return Understanding(text, kind, entities=self.all_entities(text, toks, spans), confidence=1.0)
-        best = self.best_candidate(text, toks, spans)
-        if best is None:
-            return Understanding(text, Kind.UNKNOWN, not_found=self.unexplained(text, toks))
-        return Understanding(text, Kind.FACTUAL, parse_chain(best.chain), [best.entity], best.probability)
+        return self.plan(text, toks, spans)
 
-    def best_candidate(self, text: str, toks, spans: list[Span]) -> Candidate | None:
+    def _asks_to_see_someone(self, text: str, toks, spans: list[Span]) -> bool:
+        """'show me Tom Hardy', 'let me see Rob Reiner': a person and nothing else is a picture request."""
+        match = SEE_REQUEST.match(text)
+        if not match:
+            return False
+        rest = [(i, t) for i, (t, s, _) in enumerate(toks) if s >= match.end()]
+        for span in spans:
+            if any(self.kg.labels.groups[i] == "person" for i in span.ids):
+                left = [t for i, t in rest if not span.tok_start <= i < span.tok_end]
+                if all(t in self.lexicon.generic_or_stop for t in left):
+                    return True
+        return False
+
+    def plan(self, text: str, toks: list[Token], spans: list[Span]) -> Understanding:
+        """The asks of a factual message, clause by clause, with pronouns resolved to earlier clauses."""
+        entities: list[LinkedEntity] = []
+        asks: list[Ask] = []
+        missing, unclear, not_found = "", "", []
+        last_thing: int | None = None  # entity index of the latest film the message talked about
+        for a, b in self.clauses(text, toks, spans):
+            reading = self.read_clause(text, toks, spans, a, b, context=entities[last_thing] if last_thing is not None else None,
+                                       earlier_answer=bool(asks))
+            clause_text = text[toks[a][1] : toks[b - 1][2]]
+            if reading.topic_only is not None:
+                entities.append(reading.topic_only)
+                last_thing = len(entities) - 1
+            for topic, code, probability in reading.asks:
+                chain = parse_chain(code)
+                if topic is None:  # a pronoun
+                    if reading.referent == "thing" and last_thing is not None:
+                        asks.append(Ask(chain, last_thing, None, clause_text, probability, reading.others))
+                    else:
+                        asks.append(Ask(chain, 0, len(asks) - 1, clause_text, probability, reading.others))
+                    continue
+                entities.append(topic)
+                asks.append(Ask(chain, len(entities) - 1, None, clause_text, probability, reading.others))
+                if topic.group == "film":
+                    last_thing = len(entities) - 1
+            missing = missing or reading.missing
+            unclear = unclear or reading.unclear
+            not_found += reading.not_found
+        if not asks:
+            if missing or unclear:
+                return Understanding(text, Kind.FACTUAL, entities=entities, missing=missing, unclear=unclear, not_found=not_found)
+            if entities:  # "I'm curious about Heat."
+                return Understanding(text, Kind.FACTUAL, entities=entities, unclear="what you would like to know about it")
+            return Understanding(text, Kind.UNKNOWN, not_found=not_found or self.unexplained(text, toks))
+        first = asks[0]
+        return Understanding(text, Kind.FACTUAL, first.chain, entities, min(a.confidence for a in asks), not_found, asks=asks,
+                             missing=missing, unclear=unclear)
+
+    def clauses(self, text: str, toks: list[Token], spans: list[Span]) -> list[tuple[int, int]]:
+        """Token ranges of the message's questions: split at sentence ends and at 'and'/',' before a new
+        question ("... and when was it released"), never inside a name."""
+        if not toks:
+            return []
+        inside = set()
+        for s in spans:
+            if self._name_like(toks, s) and s.fuzzy_score >= 90:
+                inside.update(range(s.tok_start + 1, s.tok_end))
+        cuts = [0]
+        for k in range(1, len(toks)):
+            if k in inside:
+                continue
+            between = text[toks[k - 1][2] : toks[k][1]]
+            word = toks[k][0]
+            if re.search(r"[.?!;\n]", between):
+                cuts.append(k)
+            elif word in ("and", "also", "plus") and k + 1 < len(toks) and toks[k + 1][0] in QUESTION_START:
+                cuts.append(k)
+            elif "," in between and word in QUESTION_START and word not in ("is", "are", "was", "were", "has", "have", "had", "do", "does", "did"):
+                cuts.append(k)
+        ranges = []
+        for a, b in zip(cuts, cuts[1:] + [len(toks)]):
+            while a < b and toks[a][0] in ("and", "also", "plus", "then"):
+                a += 1
+            if a < b:
+                ranges.append((a, b))
+        return ranges
+
+    # --- one clause -------------------------------------------------------------------------
+
+    def read_clause(self, text: str, toks: list[Token], spans: list[Span], a: int, b: int,
+                    context: LinkedEntity | None, earlier_answer: bool) -> ClauseReading:
+        clause_spans = [s for s in spans if a <= s.tok_start and s.tok_end <= b]
+        pronoun = next((k for k in range(a, b) if toks[k][0] in PRONOUNS
+                        and not any(s.tok_start <= k < s.tok_end and self._name_like(toks, s) for s in clause_spans)), None)
+        candidates = self.candidates(text, toks, clause_spans, a, b)
+        if pronoun is not None:
+            referent = PRONOUNS[toks[pronoun][0]]
+            group = context.group if referent == "thing" and context is not None else None
+            if referent != "thing" and earlier_answer:
+                group = "person"
+            if group is not None or (referent == "thing" and context is not None):
+                candidates += self.pronoun_candidates(text, toks, a, b, pronoun, group or "film", context if referent == "thing" else None)
+        years = [int(y) for y in YEAR.findall(text)]
+        if not candidates:
+            reading = ClauseReading()
+            topic = self._topic_only(text, toks, clause_spans, years)
+            if topic is not None:
+                reading.topic_only = topic
+            else:
+                clause = toks[a:b]
+                reading.not_found = [text[clause[x][1] : clause[y - 1][2]] for x, y in self.mentions.residual_runs(clause)]
+            return reading
+        best = max(candidates, key=lambda c: c.final)
+        best = self._with_more_relations(best, text, toks, a, b) or best
+        reading = ClauseReading(others=bool(set(self._content(toks, a, b, best)) & SHARE_CUES))
+        extended = self._longer_title(text, toks, best, b)
+        if extended:
+            reading.not_found = [extended]
+            return reading
+        explanation = best.explanation
+        if explanation.unsupported:
+            reading.missing = explanation.unsupported[0]
+            if best.entity is not None:
+                reading.topic_only = best.entity
+            return reading
+        if explanation.other_cues or explanation.unevidenced or best.probability < MIN_PROBABILITY:
+            reading.unclear = self._unclear_words(explanation) or "what you would like to know"
+            if best.entity is not None:
+                reading.topic_only = best.entity
+            return reading
+        if best.span is None:
+            reading.referent = PRONOUNS[toks[pronoun][0]] if pronoun is not None else "thing"
+            reading.asks = [(None, best.chain, best.probability)]
+            return reading
+        multi = best.chain.split(";")
+        topics = [best.entity] + [e for e in (self._link(text, s, best.entity.group, years) for s in best.coordinated) if e is not None]
+        reading.asks = [(topic, code, best.probability) for topic in topics for code in multi]
+        return reading
+
+    def _unclear_words(self, explanation: Explanation) -> str:
+        words = list(explanation.other_cues) + list(explanation.unknown)
+        return f"how \"{words[0]}\" fits the question" if words else ""
+
+    def _topic_only(self, text, toks, clause_spans, years) -> LinkedEntity | None:
+        names = [s for s in clause_spans if self._name_like(toks, s)]
+        for span in sorted(names, key=lambda s: (-s.length, -s.fuzzy_score)):
+            entity = self._link(text, span, None, years)
+            if entity is not None and span.fuzzy_score >= 95:
+                return entity
+        return None
+
+    def _link(self, text: str, span: Span, group: str | None, years: list[int]) -> LinkedEntity | None:
+        return link_span(span, text, self.kg.labels, group, years)
+
+    def _content(self, toks: list[Token], a: int, b: int, candidate: Candidate) -> list[str]:
+        """The clause's words outside the candidate's names (spelling corrected to the wording words)."""
+        skip = set()
+        for span in ([candidate.span] if candidate.span else []) + candidate.coordinated:
+            skip.update(range(span.tok_start, span.tok_end))
+        return [self.classifier.spelled(toks[k][0]) for k in range(a, b) if k not in skip and toks[k][0] not in PRONOUNS]
+
+    def candidates(self, text: str, toks: list[Token], spans: list[Span], a: int, b: int) -> list[Candidate]:
+        """Every (entity, chain) reading of the clause, scored and checked against its words."""
+        spans = [s for s in spans if s.ids]
         if not spans:
-            return None
-        masked = [text[: s.start] + ENT + text[s.end :] for s in spans]
+            return []
+        clause_start, clause_end = toks[a][1], toks[b - 1][2]
+        groups = {id(s): self._coordinated(text, toks, s, spans) for s in spans}
+        masked = []
+        for span in spans:
+            members = [span] + groups[id(span)]
+            start, end = min(m.start for m in members), max(m.end for m in members)
+            masked.append(text[clause_start:start] + ENT + text[end:clause_end])
         probs = self.classifier.predict(masked)
         classes = self.classifier.classes
         years = [int(y) for y in YEAR.findall(text)]
         order = probs.argsort(axis=1)[:, ::-1]
-        best = None
+        found = []
         for row, span in enumerate(spans):
             wording = sum(toks[i][0] in self.vocabulary for i in range(span.tok_start, span.tok_end))
             length = span.length - wording / 2  # "movie Crazy" is a weaker name than "Crazy Heart"
             prior = LENGTH_WEIGHT * length - (100 - span.fuzzy_score) / 10
             if self._wording_only(toks, span):
                 prior -= WORDING_PENALTY
-            top = None  # probability of the span's most probable compatible chain
-            for col in order[row]:
+            for col in order[row][:MAX_CHAINS_PER_SPAN]:
                 chain, p = classes[col], float(probs[row, col])
-                if top is not None and p * ROLE_ODDS < top:
-                    break  # no later chain can beat the first one, even with the role
                 start = self.chain_start.get(chain)
                 entity = link_span(span, text, self.kg.labels, start, years, self.chain_role.get(chain))
                 plays_role = entity is not None
@@ -147,13 +367,109 @@ class Understander:
                     entity = link_span(span, text, self.kg.labels, start, years)
                     if entity is None:
                         continue
-                top = p if top is None else top
                 score = math.log(max(p, 1e-9)) + prior - (0.0 if plays_role else math.log(ROLE_ODDS))
-                if best is None or score > best.score:
-                    best = Candidate(span, entity, chain, p, score)
-                if plays_role:
+                candidate = Candidate(span, entity, chain, p, score, coordinated=groups[id(span)])
+                candidate.explanation = self._explain(toks, a, b, candidate, entity)
+                found.append(candidate)
+        return found
+
+    def pronoun_candidates(self, text: str, toks: list[Token], a: int, b: int, pronoun: int, group: str,
+                           referent: LinkedEntity | None) -> list[Candidate]:
+        """Readings of a clause whose topic is a pronoun: 'when was it released' -> the film named before."""
+        start, end = toks[pronoun][1], toks[pronoun][2]
+        masked = text[toks[a][1] : start] + ENT + ("'s" if toks[pronoun][0] in ("its", "his", "her", "their") else "") + text[end : toks[b - 1][2]]
+        probs = self.classifier.predict([masked])[0]
+        found = []
+        for col in probs.argsort()[::-1][:MAX_CHAINS_PER_SPAN]:
+            chain, p = self.classifier.classes[col], float(probs[col])
+            if self.chain_start.get(chain) != group:
+                continue
+            candidate = Candidate(None, referent, chain, p, math.log(max(p, 1e-9)) + 1.0)
+            candidate.explanation = self._explain(toks, a, b, candidate, referent)
+            found.append(candidate)
+        return found
+
+    def _explain(self, toks, a: int, b: int, candidate: Candidate, entity: LinkedEntity | None) -> Explanation:
+        content = self._content(toks, a, b, candidate)
+        roles = set()
+        if entity is not None and entity.iri in self.kg.labels.by_iri:
+            idx = self.kg.labels.by_iri[entity.iri]
+            for name, rel in self.kg.bundle.relations.items():
+                side = "o" if rel.direction == "forward" else "s"
+                if self.kg.labels.has_role(idx, name, side):
+                    roles.add(name)
+        chain = tuple(h for code in candidate.chain.split(";") for h in parse_chain(code))
+        return self.lexicon.explain(content, chain, bool(set(content) & FILM_WORDS), roles)
+
+    def _coordinated(self, text: str, toks: list[Token], span: Span, spans: list[Span]) -> list[Span]:
+        """Names listed with `span` ("A and B", "A, B or C"): they are asked the same question."""
+        names = [s for s in spans if s is not span and self._name_like(toks, s)]
+        chosen, edge = [], (span.tok_start, span.tok_end)
+        for direction in (1, -1):
+            lo, hi = edge
+            while True:
+                nxt = None
+                for s in names:
+                    gap = range(hi, s.tok_start) if direction == 1 else range(s.tok_end, lo)
+                    if (direction == 1 and s.tok_start >= hi or direction == -1 and s.tok_end <= lo) and len(gap) <= 2:
+                        between = text[toks[gap.start - 1][2] if gap.start > 0 else 0 : toks[gap.stop][1]] if gap.stop < len(toks) else ""
+                        if all(toks[k][0] in LIST_WORDS for k in gap) and (gap or re.search(r"[,&/]", between)):
+                            if nxt is None or s.length > nxt.length:
+                                nxt = s
+                if nxt is None or any(nxt.tok_start < c.tok_end and c.tok_start < nxt.tok_end for c in chosen):
                     break
-        return best
+                chosen.append(nxt)
+                lo, hi = (lo, nxt.tok_end) if direction == 1 else (nxt.tok_start, hi)
+        return chosen
+
+    def _with_more_relations(self, best: Candidate, text: str, toks, a: int, b: int) -> Candidate | None:
+        """'the director, the release year and the running time of X': one ask per relation a cue names."""
+        if best.span is None or best.entity is None or best.entity.group != "film" or not best.explanation.other_cues:
+            return None
+        content = self._content(toks, a, b, best)
+        named = []
+        for word in content:
+            for name in sorted(self.lexicon.relations_of(word)):
+                code = chain_code((Hop(name, True),))
+                if code in self.chain_start and self.chain_start[code] == "film" and code not in named:
+                    named.append(code)
+        base = best.chain if best.chain in named else None
+        if len(named) < 2:
+            return None
+        for chosen in self._relation_sets(named, content, base):
+            candidate = Candidate(best.span, best.entity, ";".join(chosen), best.probability, best.score, coordinated=best.coordinated)
+            candidate.explanation = self._explain(toks, a, b, candidate, best.entity)
+            if candidate.explanation.complete or (not candidate.explanation.other_cues and not candidate.explanation.unevidenced):
+                return candidate
+        return None
+
+    def _relation_sets(self, named: list[str], content: list[str], base: str | None) -> list[list[str]]:
+        """The smallest sets of relations (in the order the question names them) whose cues cover the words."""
+        position = {code: min((i for i, w in enumerate(content) if parse_chain(code)[0].relation in self.lexicon.relations_of(w)), default=99)
+                    for code in named}
+        ordered = sorted(named, key=lambda c: position[c])
+        sets = []
+        for size in range(2, min(5, len(ordered)) + 1):
+            for combo in combinations(ordered, size):
+                if base is None or base in combo:
+                    sets.append(list(combo))
+        return sets
+
+    def _longer_title(self, text: str, toks, best: Candidate, b: int) -> str:
+        """A title followed by a sequel number or an unknown word ('Toy Story 4', 'The Dark Knight Rises') names
+        another film than the label found: the whole mention, to report as not found."""
+        span = best.span
+        if span is None or best.entity is None or best.entity.group != "film":
+            return ""
+        k = span.tok_end
+        if k >= b:
+            return ""
+        word = toks[k][0]
+        sequel_number = (word.isdigit() and len(word) <= 2) or word in ("ii", "iii", "iv", "vi", "vii", "viii", "ix")
+        unknown = word in best.explanation.unknown and text[toks[k][1]].isupper()
+        if sequel_number or unknown:
+            return text[span.start : toks[k][2]]
+        return ""
 
     def all_entities(self, text: str, toks, spans: list[Span]) -> list[LinkedEntity]:
         """Non-overlapping entities, longest first (for recommendations and pictures)."""

@@ -17,7 +17,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from bot.kg.labels import LabelIndex
-from bot.understanding.mentions import Span
+from bot.understanding.mentions import VARIANT_SCORE, Span
 from bot.understanding.ner.sentences import PERSON, TITLE
 
 if TYPE_CHECKING:  # Flair loads only with the tagger
@@ -87,7 +87,7 @@ class LabelMatcher:
         self.threshold = threshold
 
     def groups(self, key: str) -> set[str]:
-        return {self.labels.groups[i] for i in self.labels.lookup(key)} - {""}
+        return {self.labels.groups[i] for i in self.labels.lookup_any(key)} - {""}
 
     def _rank(self, key: str, preference: tuple[str, ...]) -> int | None:
         found = self.groups(key)
@@ -100,7 +100,8 @@ class LabelMatcher:
         rank = self._rank(norm, preference) if norm else None
         if rank is None:
             return None
-        return LabelMatch(norm, 100.0 - OTHER_GROUP_PENALTY * min(rank, 1), self._group(norm, preference, rank))
+        base = 100.0 if self.labels.lookup(norm) else VARIANT_SCORE  # a generated variant is trusted a little less
+        return LabelMatch(norm, base - OTHER_GROUP_PENALTY * min(rank, 1), self._group(norm, preference, rank))
 
     def fuzzy(self, norm: str, preference: tuple[str, ...]) -> LabelMatch | None:
         if not norm:
@@ -116,7 +117,7 @@ class LabelMatcher:
             rank = self._rank(key, preference)
             if rank is None:
                 continue
-            order = (rank, OSA.distance(norm, key), -fuzz.ratio(norm, key), -max(self.labels.degree[i] for i in self.labels.lookup(key)), key)
+            order = (rank, OSA.distance(norm, key), -fuzz.ratio(norm, key), -max(self.labels.degree[i] for i in self.labels.lookup_any(key)), key)
             if best is None or order < best[0]:
                 best = (order, key, rank)
         if best is None:
@@ -248,7 +249,7 @@ class NerMentions:
         spans = []
         for f in fragments:
             norm = f.match.key if f.match else " ".join(t for t, _, _ in toks[f.start : f.end])
-            ids = self.labels.lookup(f.match.key) if f.match else []
+            ids = self.labels.lookup_any(f.match.key) if f.match else []
             spans.append(Span(f.start, f.end, toks[f.start][1], toks[f.end - 1][2], norm, ids, f.score, "ner",
                               expected_group(f.tag) or "any"))
         return spans

@@ -1,0 +1,95 @@
+"""The other ways people write a title or a name: generated variants of KG labels.
+
+People drop a title's article ("hangover"), keep only its subtitle ("return of the jedi") or
+its main title ("kill bill"), write "and" for "&", "2" for "II", "schindlers" for
+"Schindler's", and call a director by the surname alone ("Nolan's films"). The label index
+keeps these variants apart from the real labels (and aliases): a variant never hides an
+entity whose own label is the same words, and the linker trusts it a little less.
+
+Variants are normalised (bot.core.text.normalize) word strings.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.core.text import normalize
+
+ARTICLES = ("the", "a", "an")
+ROMAN = {"ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8", "ix": "9", "x": "10"}
+ARABIC = {v: k for k, v in ROMAN.items()}
+NUMBERED = ("part", "episode", "chapter", "volume", "vol")  # words a sequel number follows
+SUBTITLE = re.compile(r"\s*(?::|\s[–—-]\s|\bor:)\s*")  # "Title: Subtitle", "Title – Subtitle", "Dr. Strangelove or: How ..."
+PARTICLES = ("von", "van", "de", "del", "della", "da", "di", "du", "le", "la", "der", "den", "ter", "st")
+NAME_SUFFIXES = ("jr", "sr", "ii", "iii")
+STOP = frozenset("the a an of and or in on at to for with from by is it its".split())
+MIN_SUBTITLE_WORDS = 2
+
+
+def _without_article(norm: str) -> str:
+    first, _, rest = norm.partition(" ")
+    return rest if first in ARTICLES and rest else ""
+
+
+def _number_forms(norm: str) -> set[str]:
+    """'part ii' <-> 'part 2', and a trailing 'ii' <-> '2' ('halloween ii', 'toy story 2')."""
+    words = norm.split()
+    out = set()
+    for i, word in enumerate(words):
+        trailing_or_numbered = i == len(words) - 1 or (i > 0 and words[i - 1] in NUMBERED)
+        if i > 0 and trailing_or_numbered and (word in ROMAN or word in ARABIC):
+            swapped = ROMAN.get(word) or ARABIC.get(word)
+            out.add(" ".join(words[:i] + [swapped] + words[i + 1 :]))
+    return out
+
+
+def _significant(norm: str, min_words: int) -> bool:
+    words = norm.split()
+    return len(words) >= min_words and any(w not in STOP and len(w) > 2 for w in words)
+
+
+def title_variants(label: str) -> set[str]:
+    """How people may write a film title: without the article, with 'and' for '&', with the other
+    kind of sequel number, joined possessives, and its main title or its subtitle alone."""
+    forms = {normalize(label)}
+    if "&" in label:
+        forms.add(normalize(label.replace("&", " and ")))
+    if " and " in f" {label.casefold()} ":
+        forms.add(normalize(re.sub(r"\band\b", "&", label, flags=re.I)))
+    if re.search(r"\w's\b", label):
+        forms.add(normalize(re.sub(r"(\w)'s\b", r"\1s", label)))
+    parts = [p for p in SUBTITLE.split(label) if p.strip()]
+    if len(parts) > 1:
+        main, subtitle = normalize(parts[0]), normalize(parts[-1])
+        real_subtitle = _significant(subtitle, MIN_SUBTITLE_WORDS) and subtitle.split()[0] not in NUMBERED
+        # a one-word main title stands alone only beside a real subtitle ("Atlantis: The Lost Empire",
+        # not "Mission: Impossible")
+        if _significant(main, 2) or (real_subtitle and len(main) >= 6 and " " not in main):
+            forms.add(main)
+        if real_subtitle:
+            forms.add(subtitle)
+    for form in list(forms):
+        forms |= _number_forms(form)
+    for form in list(forms):
+        bare = _without_article(form)
+        if bare and _significant(bare, 1):
+            forms.add(bare)
+    forms.discard(normalize(label))
+    return {f for f in forms if f}
+
+
+def name_variants(label: str) -> set[str]:
+    """How people may refer to a person: by the surname (with its particles: 'del toro', 'von trier')."""
+    words = normalize(label).split()
+    while words and words[-1] in NAME_SUFFIXES:
+        words = words[:-1]
+    if len(words) < 2:
+        return set()
+    start = len(words) - 1
+    while start > 1 and words[start - 1] in PARTICLES:
+        start -= 1
+    surname = " ".join(words[start:])
+    forms = {surname} if len(surname) >= 3 and surname not in STOP else set()
+    if start < len(words) - 1:
+        forms.add(words[-1])  # "toro" as well as "del toro"
+    return {f for f in forms if len(f) >= 3}

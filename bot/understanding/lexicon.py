@@ -1,0 +1,168 @@
+"""The words of a question and what explains them: relation cues, question wording, and what the graph lacks.
+
+A parse is only trusted when it accounts for the question: every content word outside the
+entity names must be explained — by a cue of a relation in the chain ("directed", "score",
+"runtime"), by question wording ("who", "tell me", "film", "please"), or by the structure of
+the chain ("other", "else", "same" for films that share a value). And every hop of the chain
+must be evidenced by a word of the question (a cue, or a film word beside a name that plays
+that role), so "How old is John Saxon?" is not read as "when were John Saxon's films released".
+A word that asks for something no relation holds ("born", "budget", "plot") makes the bot say
+what it understood and what its graph lacks, instead of answering another question.
+
+Relation cues come from the bundle's own phrasings (noun, synonyms, asks/finds/films) and
+the extra `cues` of its relations, so any KG's wording is read with its own vocabulary.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bot.core.contracts import Hop
+from bot.core.text import words
+from bot.kg.bundle import Bundle
+
+# function words: never evidence of anything
+STOP = frozenset(
+    """a an the of in on at to for from by with about as into onto over under and or but nor so than then that this these
+    those it its it's itself is are was were be been being am do does did done doing has have had having will would shall
+    should can could may might must i me my mine we us our you your yours he him his she her hers they them their theirs
+    who whom whose what which when where why how there here not no yes any some all each every both either neither one
+    ones s t d ll re ve m o just very also too really please pls plz thanks thank thx ty kindly""".split()
+)
+# question and request wording, greetings and fillers: explained in any question
+GENERIC = frozenset(
+    """tell say give show list name find know let want like need wonder wondering curious question quick help answer
+    approach factual fact facts info information detail details bot hi hello hey hiya yo ok okay so um uh well hmm
+    please sure cool great awesome nice anyway btw actually again now today right guess think mean exactly
+    film films movie movies picture pictures flick flicks feature features title titles thing things somebody someone
+    anyone anybody person people everything something anything whole entire full complete
+    exist exists existing there different""".split()
+)
+# words that make a chain go through a shared value: "other films by the director of X", "what else"
+SHARE_CUES = frozenset("other others else same share shares shared sharing another".split())
+# what people ask that the graph may not hold: cue -> what is missing (unless the bundle's own phrasings use the word)
+UNSUPPORTED = {
+    "born": "where or when people were born", "birthplace": "where people were born", "birthday": "birthdays",
+    "birth": "where or when people were born", "hometown": "where people come from", "age": "ages", "old": "ages",
+    "alive": "whether people are alive", "dead": "whether people are alive", "died": "when people died",
+    "die": "when people died", "death": "when people died", "plot": "plots", "synopsis": "plots", "summary": "plots",
+    "storyline": "plots", "about": "what films are about", "budget": "budgets", "cost": "budgets",
+    "studio": "studios", "studios": "studios", "distributor": "distributors", "distributed": "distributors",
+    "tall": "heights", "height": "heights", "married": "spouses", "wife": "spouses", "husband": "spouses",
+    "spouse": "spouses", "partner": "partners", "girlfriend": "partners", "boyfriend": "partners", "dating": "partners",
+    "kids": "children", "daughter": "children", "son": "children", "nationality": "nationalities", "salary": "salaries",
+    "paid": "salaries", "critics": "reviews", "reviews": "reviews", "review": "reviews", "rotten": "reviews",
+    "tomatoes": "reviews", "metacritic": "reviews", "filmed": "filming locations", "location": "filming locations",
+    "locations": "filming locations", "stream": "where to watch films", "streaming": "where to watch films",
+    "netflix": "where to watch films", "sequel": "sequels", "prequel": "prequels", "voiced": "voice roles",
+    "voices": "voice roles", "character": "characters", "characters": "characters", "role": "roles", "roles": "roles",
+    "plays": "characters", "played": "characters", "ending": "endings", "trailer": "trailers", "soundtracks": "songs",
+    "song": "songs", "songs": "songs", "weather": "the weather", "politics": "politics", "news": "news",
+}
+UNSUPPORTED_PHRASES = {
+    ("imdb", "rating"): "IMDb ratings", ("imdb", "score"): "IMDb ratings", ("rotten", "tomatoes"): "reviews",
+    ("how", "old"): "ages", ("still", "alive"): "whether people are alive", ("how", "tall"): "heights",
+    ("net", "worth"): "net worths", ("how", "much", "cost"): "budgets",
+}
+
+
+def _phrasing_words(text: str) -> set[str]:
+    return set(words(re.sub(r"\{\w+\}", " ", text)))
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """How well a chain accounts for the content words of a question."""
+
+    other_cues: tuple[str, ...] = ()  # cues of relations the chain does not follow
+    unsupported: tuple[str, ...] = ()  # what the question asks that the graph lacks ("budgets")
+    unknown: tuple[str, ...] = ()  # words no lexicon knows
+    unevidenced: tuple[str, ...] = ()  # relations of the chain nothing in the question asks for
+
+    @property
+    def complete(self) -> bool:
+        return not (self.other_cues or self.unsupported or self.unknown or self.unevidenced)
+
+    @property
+    def penalty(self) -> float:
+        return 3.0 * len(self.other_cues) + 4.0 * len(self.unevidenced) + 1.0 * len(self.unknown) + 6.0 * len(self.unsupported)
+
+
+@dataclass
+class Lexicon:
+    """Cue words per relation, with the other vocabularies a question's words are checked against."""
+
+    cues: dict[str, frozenset[str]]  # relation name -> cue words
+    unsupported: dict[str, str]  # cue word -> what the graph lacks
+    unsupported_phrases: dict[tuple[str, ...], str]
+    known: frozenset[str] = field(default_factory=frozenset)  # words of the question wording (classifier vocabulary)
+
+    @classmethod
+    def from_bundle(cls, bundle: Bundle, wording: frozenset[str] = frozenset()) -> Lexicon:
+        cues: dict[str, set[str]] = {}
+        for name, rel in bundle.relations.items():
+            said: set[str] = set()
+            for text in (*rel.asks, *rel.finds, *rel.films, *rel.peers, *rel.synonyms, *rel.cues, rel.noun, rel.plural):
+                said |= _phrasing_words(text)
+            cues[name] = frozenset(said - STOP - GENERIC)
+        used = set().union(*cues.values()) if cues else set()
+        unsupported = {w: what for w, what in UNSUPPORTED.items() if w not in used}
+        phrases = {p: what for p, what in UNSUPPORTED_PHRASES.items() if not all(w in used for w in p)}
+        return cls(cues, unsupported, phrases, frozenset(wording))
+
+    @property
+    def generic_or_stop(self) -> frozenset[str]:
+        return STOP | GENERIC
+
+    def relations_of(self, word: str) -> set[str]:
+        return {name for name, said in self.cues.items() if word in said}
+
+    def is_cue(self, word: str) -> bool:
+        return any(word in said for said in self.cues.values())
+
+    def explain(self, content: list[str], chain: tuple[Hop, ...], film_words: bool, role_of_topic: set[str]) -> Explanation:
+        """How `chain` accounts for the question's `content` words (outside the entity names).
+
+        `film_words`: whether the question says "film(s)/movie(s)"; `role_of_topic`: the relations the
+        topic entity takes part in (a name that plays a role evidences a hop from it to its films)."""
+        in_chain = {h.relation for h in chain}
+        shares = any(not h.to_value for h in chain[1:]) or (len(chain) > 1 and chain[0].to_value)
+        other, unknown, unsupported = [], [], []
+        for i, word in enumerate(content):
+            phrase = next((what for p, what in self.unsupported_phrases.items() if tuple(content[i : i + len(p)]) == p), None)
+            if phrase:
+                unsupported.append(phrase)
+                continue
+            if word in SHARE_CUES:
+                if not shares and not self._soft_share(chain):
+                    other.append(word)
+                continue
+            if word in STOP or word in GENERIC:
+                continue
+            owners = self.relations_of(word)
+            if owners & in_chain:
+                continue
+            if word in self.unsupported:
+                unsupported.append(self.unsupported[word])
+            elif owners:
+                other.append(word)
+            elif word not in self.known and not word.isdigit():
+                unknown.append(word)
+        evidence = set(content)
+        unevidenced = []
+        for n, hop in enumerate(chain):
+            if self.cues.get(hop.relation, frozenset()) & evidence:
+                continue
+            from_topic = n == 0 and not hop.to_value
+            if from_topic and (film_words or hop.relation in role_of_topic) and hop.relation in role_of_topic:
+                continue  # "Tom Hanks movies": the name plays the role, the film word asks for its films
+            if not hop.to_value and n > 0 and chain[n - 1].relation == hop.relation:
+                continue  # the way back of a shared value ("other films of the director of X")
+            unevidenced.append(hop.relation)
+        return Explanation(tuple(dict.fromkeys(other)), tuple(dict.fromkeys(unsupported)), tuple(unknown), tuple(unevidenced))
+
+    @staticmethod
+    def _soft_share(chain: tuple[Hop, ...]) -> bool:
+        """'other'/'else' beside the films of a name asks for the same films ("what other films did Nolan direct")."""
+        return bool(chain) and not chain[0].to_value
