@@ -18,9 +18,9 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from bot.core.config import REPO_ROOT, Settings, load_settings
+from bot.core.config import Settings, load_settings
 
-SHARED = Path(os.environ.get("MOVIEBOT_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+SHARED = Path(os.environ.get("MOVIEBOT_SHARED_DATA", Path(__file__).resolve().parent.parent.parent / "shared" / "data"))
 
 
 def evenly_spaced(items: list, limit: int) -> list:

@@ -115,13 +115,13 @@ class ChainClassifier:
         memo = self.__dict__.setdefault("_spelling", {})
         if word not in memo:
             from rapidfuzz import process
-            from rapidfuzz.distance import Levenshtein
+            from rapidfuzz.distance import OSA
 
             unigrams = self.__dict__.get("_unigrams")
             if unigrams is None:
                 unigrams = self.__dict__["_unigrams"] = [g for g in self.vocabulary if " " not in g and g.isalpha()]
             edits = 2 if len(word) >= 9 else 1
-            best = process.extractOne(word, unigrams, scorer=Levenshtein.distance, score_cutoff=edits)
+            best = process.extractOne(word, unigrams, scorer=OSA.distance, score_cutoff=edits)  # a swap is one edit
             memo[word] = best[0] if best is not None and len(best[0]) >= MIN_SPELLED else word
             if len(memo) > SPELLING_MEMO:
                 memo.pop(next(iter(memo)))

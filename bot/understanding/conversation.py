@@ -33,6 +33,7 @@ SOCIAL = (
     ("greeting", r"hi+|hello+|hey+|hallo|hiya|howdy|yo|greetings|good (?:morning|afternoon|evening|day)|hi there|hello there|"
                  r"hey there|nice to meet you|pleased to meet you"),
 )
+_SOCIAL = [(intent, re.compile(rf"(?<![\w'])(?:{pattern})(?![\w'])")) for intent, pattern in SOCIAL]
 FILLER = frozenset("""so well oh ah um uh hmm please pls bot moviebot there again very much really just and but then
     you u i me my it this that is a the to for all today now yes no yeah yep nope lol haha""".split())
 INJECTION = re.compile(
@@ -44,7 +45,7 @@ INJECTION = re.compile(
 ARITHMETIC = re.compile(r"\d+(?:\.\d+)?\s*(?:[-+*/x×÷^%]|plus|minus|times|divided by|multiplied by|to the power of)\s*\d+", re.I)
 OFF_TOPIC = frozenset(
     """weather forecast temperature rain joke jokes riddle news stock stocks bitcoin crypto recipe recipes cook cooking
-    football soccer basketball score president election homework math maths capital population translate translation
+    football soccer basketball president election homework math maths capital population translate translation
     poem song lyrics code python program email""".split()
 )
 
@@ -70,15 +71,18 @@ def social_intent(text: str, names_found: bool) -> str:
     `names_found`: whether the message names a KG entity (then only a message made of nothing but
     social wording is small talk)."""
     spoken = f" {_spoken(text)} "
-    found = []
-    for intent, pattern in SOCIAL:
-        regex = re.compile(rf"(?<![\w']){pattern}(?![\w'])")
-        if regex.search(spoken):
-            found.append(intent)
-            spoken = regex.sub(" ", spoken)
+    matches = [(m.start(), m.end(), rank, intent) for rank, (intent, regex) in enumerate(_SOCIAL)
+               for m in regex.finditer(spoken)]
+    found, taken = [], []
+    for start, end, rank, intent in sorted(matches, key=lambda m: (m[0] - m[1], m[2])):  # longest phrases first
+        if all(end <= s or start >= e for s, e in taken):
+            taken.append((start, end))
+            found.append((rank, intent))
+    for start, end in sorted(taken, reverse=True):
+        spoken = spoken[:start] + " " + spoken[end:]
     rest = [w for w in words(spoken) if w not in FILLER]
     if found and not rest:
-        return found[0]  # the order of SOCIAL: a question about the bot outranks the greeting before it
-    if not names_found and rest and set(rest) & OFF_TOPIC and len(rest) <= 8:
+        return min(found)[1]  # the order of SOCIAL: a question about the bot outranks the greeting before it
+    if not names_found and rest and set(rest) & OFF_TOPIC and len(rest) <= 8:  # names_found: any name-like span
         return "off_topic"
     return ""

@@ -39,6 +39,7 @@ GENERIC = frozenset(
     anyone anybody person people everything something anything whole entire full complete
     exist exists existing there different""".split()
 )
+FILM_WORDS = frozenset({"film", "films", "movie", "movies", "flick", "flicks", "filmography", "work", "works"})
 # words that make a chain go through a shared value: "other films by the director of X", "what else"
 SHARE_CUES = frozenset("other others else same share shares shared sharing another".split())
 # what people ask that the graph may not hold: cue -> what is missing (unless the bundle's own phrasings use the word)
@@ -79,14 +80,16 @@ class Explanation:
     unsupported: tuple[str, ...] = ()  # what the question asks that the graph lacks ("budgets")
     unknown: tuple[str, ...] = ()  # words no lexicon knows
     unevidenced: tuple[str, ...] = ()  # relations of the chain nothing in the question asks for
+    answer_type: str = ""  # what the question asks for ("person", "film", "date") when the chain gives something else
 
     @property
     def complete(self) -> bool:
-        return not (self.other_cues or self.unsupported or self.unknown or self.unevidenced)
+        return not (self.other_cues or self.unsupported or self.unknown or self.unevidenced or self.answer_type)
 
     @property
     def penalty(self) -> float:
-        return 3.0 * len(self.other_cues) + 4.0 * len(self.unevidenced) + 1.0 * len(self.unknown) + 6.0 * len(self.unsupported)
+        return (3.0 * len(self.other_cues) + 4.0 * len(self.unevidenced) + 1.0 * len(self.unknown) + 6.0 * len(self.unsupported)
+                + 5.0 * bool(self.answer_type))
 
 
 @dataclass
@@ -94,6 +97,7 @@ class Lexicon:
     """Cue words per relation, with the other vocabularies a question's words are checked against."""
 
     cues: dict[str, frozenset[str]]  # relation name -> cue words
+    evidence: dict[str, tuple[frozenset[str], ...]]  # relation name -> word sets that together ask for it ("who ... in")
     unsupported: dict[str, str]  # cue word -> what the graph lacks
     unsupported_phrases: dict[tuple[str, ...], str]
     known: frozenset[str] = field(default_factory=frozenset)  # words of the question wording (classifier vocabulary)
@@ -101,15 +105,17 @@ class Lexicon:
     @classmethod
     def from_bundle(cls, bundle: Bundle, wording: frozenset[str] = frozenset()) -> Lexicon:
         cues: dict[str, set[str]] = {}
+        evidence: dict[str, tuple[frozenset[str], ...]] = {}
         for name, rel in bundle.relations.items():
             said: set[str] = set()
-            for text in (*rel.asks, *rel.finds, *rel.films, *rel.peers, *rel.synonyms, *rel.cues, rel.noun, rel.plural):
+            for text in (*rel.asks, *rel.finds, *rel.films, *rel.peers, *rel.synonyms, *(c for c in rel.cues if " " not in c), rel.noun, rel.plural):
                 said |= _phrasing_words(text)
             cues[name] = frozenset(said - STOP - GENERIC)
+            evidence[name] = tuple(frozenset(words(c)) for c in rel.cues if " " in c)
         used = set().union(*cues.values()) if cues else set()
         unsupported = {w: what for w, what in UNSUPPORTED.items() if w not in used}
         phrases = {p: what for p, what in UNSUPPORTED_PHRASES.items() if not all(w in used for w in p)}
-        return cls(cues, unsupported, phrases, frozenset(wording))
+        return cls(cues, evidence, unsupported, phrases, frozenset(wording))
 
     @property
     def generic_or_stop(self) -> frozenset[str]:
@@ -152,13 +158,17 @@ class Lexicon:
         evidence = set(content)
         unevidenced = []
         for n, hop in enumerate(chain):
-            if self.cues.get(hop.relation, frozenset()) & evidence:
+            if self.cues.get(hop.relation, frozenset()) & evidence or any(words <= evidence for words in self.evidence.get(hop.relation, ())):
                 continue
             from_topic = n == 0 and not hop.to_value
             if from_topic and (film_words or hop.relation in role_of_topic) and hop.relation in role_of_topic:
                 continue  # "Tom Hanks movies": the name plays the role, the film word asks for its films
             if not hop.to_value and n > 0 and chain[n - 1].relation == hop.relation:
-                continue  # the way back of a shared value ("other films of the director of X")
+                # the way back of a shared value ("other films of the director of X"): other films are asked for
+                if evidence & (SHARE_CUES | FILM_WORDS) or {"else"} & evidence:
+                    continue
+                unevidenced.append("other films")
+                continue
             unevidenced.append(hop.relation)
         return Explanation(tuple(dict.fromkeys(other)), tuple(dict.fromkeys(unsupported)), tuple(unknown), tuple(unevidenced))
 
@@ -166,3 +176,40 @@ class Lexicon:
     def _soft_share(chain: tuple[Hop, ...]) -> bool:
         """'other'/'else' beside the films of a name asks for the same films ("what other films did Nolan direct")."""
         return bool(chain) and not chain[0].to_value
+
+
+# what a question's first words say about the kind of its answer
+WH_TYPES = {"who": "person", "whom": "person", "whose": "person", "when": "date"}
+TYPE_NOUNS = {
+    "film": "film", "films": "film", "movie": "film", "movies": "film", "flick": "film", "flicks": "film",
+    "person": "person", "people": "person", "persons": "person", "actor": "person", "actors": "person", "actress": "person",
+    "actresses": "person", "director": "person", "directors": "person", "writer": "person", "writers": "person",
+    "screenwriter": "person", "screenwriters": "person", "composer": "person", "composers": "person",
+    "producer": "person", "producers": "person", "star": "person", "stars": "person", "filmmaker": "person",
+    "filmmakers": "person", "cinematographer": "person", "cinematographers": "person",
+    "year": "date", "years": "date", "date": "date", "dates": "date", "decade": "date",
+}
+LIST_REQUESTS = frozenset("list name show give find tell".split())
+
+
+def expected_answer(clause: list[str]) -> str:
+    """'person', 'film' or 'date' when the clause's wording says what its answer is ("who ...", "which films ...",
+    "what year ..."), else ''."""
+    if not clause:
+        return ""
+    first = clause[0]
+    if first in WH_TYPES:
+        return WH_TYPES[first]
+    if first in ("which", "what") and len(clause) > 1:
+        for word in clause[1:3]:
+            if word in TYPE_NOUNS:
+                return TYPE_NOUNS[word]
+            if word not in ("other", "else", "of", "the", "kind", "some"):
+                break
+    if first in LIST_REQUESTS:
+        for word in clause[1:5]:
+            if word in TYPE_NOUNS and TYPE_NOUNS[word] == "film":
+                return "film"
+    if first in ("film", "films", "movie", "movies"):
+        return "film"
+    return ""

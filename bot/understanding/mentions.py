@@ -17,9 +17,10 @@ from bot.core.text import Token, tokens
 from bot.kg.bundle import Bundle
 from bot.kg.labels import LabelIndex
 from bot.kg.variants import ROMAN
-from bot.understanding.questions import FILM_LIST_FRAMES, FILM_SLOTS, SHARE_FRAMES, SHARE_QUESTIONS, VALUE_NPS
+from bot.understanding.questions import FILM_LIST_FRAMES, FILM_SLOTS, SHARE_FRAMES, SHARE_QUESTIONS, VALUE_NPS, WORKED_WITH, WORKS_IN
 
 MAX_SPAN_TOKENS = 14
+FAR_ENOUGH = 95.0  # a fuzzy match this good ends the search of wider spans around a residual run
 VARIANT_SCORE = 97.0  # how much a generated variant (no article, subtitle only, surname) is trusted, on the 0-100 scale
 LIST_MARK = re.compile(r"[,;&]")
 
@@ -51,7 +52,7 @@ def template_vocabulary(bundle: Bundle) -> frozenset[str]:
     """
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-    texts = [*FILM_SLOTS, *FILM_LIST_FRAMES, *SHARE_FRAMES, *SHARE_QUESTIONS, *VALUE_NPS]
+    texts = [*FILM_SLOTS, *FILM_LIST_FRAMES, *SHARE_FRAMES, *SHARE_QUESTIONS, *VALUE_NPS, *WORKED_WITH, *WORKS_IN]
     for rel in bundle.relations.values():
         texts += [rel.noun, rel.plural, *rel.synonyms, *rel.asks, *rel.films, *rel.finds, *rel.cues]
     words = {t for text in texts for t, _, _ in tokens(text.replace("{", " ").replace("}", " "))}
@@ -92,9 +93,15 @@ class IndexMentions:
                     spans.append(Span(i, i + n, toks[i][1], toks[i + n - 1][2], norm, ids))
                     continue
                 ids = self.labels.lookup_variant(norm)
-                if ids:
+                if ids and not (n <= 2 and self._inside_longer_name(words, i, i + n)):
                     spans.append(Span(i, i + n, toks[i][1], toks[i + n - 1][2], norm, ids, VARIANT_SCORE, "variant"))
         return spans
+
+    def _inside_longer_name(self, words: list[str], start: int, end: int) -> bool:
+        """A short variant beside a word that is no question wording is part of another name: 'potter' of
+        'Harry Potter' is not the surname of Ryan Potter."""
+        beside = words[start - 1 : start] + words[end : end + 1]
+        return any(w.isalpha() and w not in self.vocabulary for w in beside)
 
     def residual_runs(self, toks: list[Token]) -> list[tuple[int, int]]:
         """Token runs made of words the question wording does not explain (allowing inner wording words)."""
@@ -144,17 +151,21 @@ class IndexMentions:
         for a, b in runs:
             if all(i in covered for i in range(a, b)):
                 continue
-            options = {(a, b), (max(0, a - 1), b), (a, min(len(toks), b + 1)), (max(0, a - 1), min(len(toks), b + 1))}
+            near = [(a - i, b + j) for i in (0, 1) for j in (0, 1)]
+            far = [(a - i, b + j) for i in range(4) for j in range(3) if i > 1 or j > 1]  # "From Here to Eterntiy"
             best = None
-            for s, e in options:
-                if e - s > MAX_SPAN_TOKENS:
-                    continue
-                norm = " ".join(t for t, _, _ in toks[s:e])
-                for key, score in self.labels.fuzzy(norm, threshold, limit=3):
-                    if not numbers_agree(norm, key):
+            for options in (near, far):
+                for s, e in options:
+                    if s < 0 or e > len(toks) or e - s > MAX_SPAN_TOKENS:
                         continue
-                    if best is None or score > best.fuzzy_score or (score == best.fuzzy_score and e - s > best.length):
-                        best = Span(s, e, toks[s][1], toks[e - 1][2], key, self.labels.lookup_any(key), score, "fuzzy")
+                    norm = " ".join(t for t, _, _ in toks[s:e])
+                    for key, score in self.labels.fuzzy(norm, threshold, limit=3):
+                        if not numbers_agree(norm, key):
+                            continue
+                        if best is None or score > best.fuzzy_score or (score == best.fuzzy_score and e - s > best.length):
+                            best = Span(s, e, toks[s][1], toks[e - 1][2], key, self.labels.lookup_any(key), score, "fuzzy")
+                if best is not None and best.fuzzy_score >= FAR_ENOUGH:
+                    break
             if best is not None:
                 spans.append(best)
         return spans

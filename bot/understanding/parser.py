@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 from itertools import combinations
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.core.contracts import Ask, Hop, LinkedEntity, Understanding, chain_code, parse_chain
 from bot.core.features import MentionSource
@@ -34,7 +34,7 @@ from bot.kg.graph import KG
 from bot.understanding.classifier import ChainClassifier
 from bot.understanding.conversation import decline_intent, social_intent
 from bot.understanding.cues import question_kind
-from bot.understanding.lexicon import SHARE_CUES, Explanation, Lexicon
+from bot.understanding.lexicon import FILM_WORDS, SHARE_CUES, Explanation, Lexicon, expected_answer
 from bot.understanding.linking import link_span
 from bot.understanding.mentions import IndexMentions, Span
 from bot.understanding.questions import ENT, supported_chains
@@ -44,9 +44,8 @@ MAX_CHAINS_PER_SPAN = 12  # chains scored per span (by classifier probability) b
 LENGTH_WEIGHT = 1.0  # log-probability bonus per token of the span
 WORDING_PENALTY = 2.5  # spans made only of question wording ("who", "film") are unlikely names
 FILM_CUES = frozenset({"film", "movie"})
-FILM_WORDS = frozenset({"film", "films", "movie", "movies", "flick", "flicks", "filmography", "work", "works"})
 ROLE_ODDS = 20.0  # how much likelier a chain is when the KG shows the entity in its first relation
-MIN_PROBABILITY = 0.02  # a chain the classifier gives less than this is not read into a question
+TRUST_WITH_UNKNOWN_WORDS = 0.2  # a reading that leaves unknown words is trusted only when the classifier is this sure
 PRONOUNS = {"it": "thing", "its": "thing", "itself": "thing", "he": "person", "him": "person", "his": "person",
             "she": "person", "her": "person", "hers": "person", "they": "any", "them": "any", "their": "any"}
 QUESTION_START = frozenset("who whom whose what which when where how why is are was were did does do has have had can could tell name list give show".split())
@@ -168,8 +167,10 @@ class Understander:
             return Understanding(text, Kind.DECLINE, smalltalk=declined, confidence=1.0)
         toks = tokens(text)
         spans = self.candidate_spans(text, toks, trace)
-        names = [s for s in spans if self._name_like(toks, s) and s.fuzzy_score >= 100]
+        names = [s for s in spans if self._name_like(toks, s)]
         intent = social_intent(text, bool(names))
+        if intent and any(s.fuzzy_score >= 100 and s.length > 1 for s in names):
+            intent = ""  # "Nice to meet you" is also a film title: the question is about a name
         if intent == "off_topic":
             return Understanding(text, Kind.DECLINE, smalltalk=intent, confidence=1.0)
         if intent:
@@ -183,7 +184,7 @@ class Understander:
 
     def _asks_to_see_someone(self, text: str, toks, spans: list[Span]) -> bool:
         """'show me Tom Hardy', 'let me see Rob Reiner': a person and nothing else is a picture request."""
-        match = SEE_REQUEST.match(text)
+        match = SEE_REQUEST.match(text) or SEE_REQUEST.match(text, text.rfind(":") + 1 if ":" in text else 0)
         if not match:
             return False
         rest = [(i, t) for i, (t, s, _) in enumerate(toks) if s >= match.end()]
@@ -299,7 +300,8 @@ class Understander:
             if best.entity is not None:
                 reading.topic_only = best.entity
             return reading
-        if explanation.other_cues or explanation.unevidenced or best.probability < MIN_PROBABILITY:
+        guessing = explanation.unknown and best.probability < TRUST_WITH_UNKNOWN_WORDS
+        if explanation.other_cues or explanation.unevidenced or guessing:
             reading.unclear = self._unclear_words(explanation) or "what you would like to know"
             if best.entity is not None:
                 reading.topic_only = best.entity
@@ -399,7 +401,24 @@ class Understander:
                 if self.kg.labels.has_role(idx, name, side):
                     roles.add(name)
         chain = tuple(h for code in candidate.chain.split(";") for h in parse_chain(code))
-        return self.lexicon.explain(content, chain, bool(set(content) & FILM_WORDS), roles)
+        explanation = self.lexicon.explain(content, chain, bool(set(content) & FILM_WORDS), roles)
+        names = set()
+        for span in ([candidate.span] if candidate.span else []) + candidate.coordinated:
+            names.update(range(span.tok_start, span.tok_end))
+        expected = expected_answer([toks[k][0] for k in range(a, b) if k not in names])
+        given = self._answer_type(chain[-1]) if ";" not in candidate.chain else "value"
+        if expected and given != expected and given != "value":
+            explanation = replace(explanation, answer_type=expected)
+        return explanation
+
+    def _answer_type(self, hop: Hop) -> str:
+        """What a chain ending in `hop` answers: 'film', 'person', 'date', another class group, or a value kind."""
+        if not hop.to_value:
+            return "film"
+        relation = self.kg.bundle.relations[hop.relation]
+        if relation.kind in ("date", "year"):
+            return "date"
+        return relation.value_class or relation.kind
 
     def _coordinated(self, text: str, toks: list[Token], span: Span, spans: list[Span]) -> list[Span]:
         """Names listed with `span` ("A and B", "A, B or C"): they are asked the same question."""
@@ -426,6 +445,9 @@ class Understander:
         """'the director, the release year and the running time of X': one ask per relation a cue names."""
         if best.span is None or best.entity is None or best.entity.group != "film" or not best.explanation.other_cues:
             return None
+        clause = text[toks[a][1] : toks[b - 1][2]]
+        if not re.search(r",|\band\b|&", clause):
+            return None  # several relations are asked as a list: "the director, the year and the runtime of X"
         content = self._content(toks, a, b, best)
         named = []
         for word in content:

@@ -32,6 +32,17 @@ SHARE_QUESTIONS = (
     "what are the films that have the same {noun} as {film}",
 )
 VALUE_NPS = ("the {noun} of {film}", "{film}'s {noun}", "the {plural} of {film}", "{film} {plural}", "the {film} {noun}")
+# the people someone has worked with, asked without naming the shared films ("which directors has X worked with")
+WORKED_WITH = (
+    "which {plural} has {value} worked with", "which {plural} did {value} work with", "who are the {plural} {value} has worked with",
+    "what {plural} has {value} worked with", "{plural} who worked with {value}", "with which {plural} has {value} worked",
+    "which {plural} has {value} made films with", "who are the {plural} that worked with {value}",
+)
+# the kinds of film someone makes ("what kind of movies does X make")
+WORKS_IN = (
+    "what kind of movies does {value} make", "what kind of films does {value} make", "what genres does {value} work in",
+    "what kinds of films has {value} done", "what type of movies is {value} in", "what genres of films has {value} been in",
+)
 
 
 @dataclass(frozen=True)
@@ -115,6 +126,10 @@ class QuestionGenerator:
             value = self.value_ref(rel[0], entity)
             if rel[0] is rel[1] and self.rng.random() < 0.5:
                 return self._pick(rel[0].peers).replace("{value}", value)
+            if rel[0] is not rel[1] and rel[1].value_class == "person" and self.rng.random() < 0.25:
+                return self._pick(WORKED_WITH).format(plural=self.nouns(rel[1])[1], value=value)
+            if rel[1].value_class == "genre" and self.rng.random() < 0.25:
+                return self._pick(WORKS_IN).format(value=value)
             return self.ask(rel[1], self.films_np(rel[0], value))
         if pattern == (True, False):
             film = self.film_ref(entity)
