@@ -69,6 +69,7 @@ def dev_questions(data: Path, hop: int, limit: int) -> tuple[list[tuple[str, lis
 
 
 def run(settings: Settings, data: Path, hops: list[int], limit: int, per_type: bool, features: bool) -> None:
+    from bot.dialogue.dialogue import Dialogue
     from bot.replay import replay
 
     started = time.perf_counter()
@@ -78,7 +79,7 @@ def run(settings: Settings, data: Path, hops: list[int], limit: int, per_type: b
     print(f"{'hop':<6}{'n':>7}{'hits@1':>9}{'F1':>8}{'p50 ms':>9}{'p95 ms':>9}")
     for hop in hops:
         questions, types = dev_questions(data, hop, limit)
-        result = replay(agent, questions, None, types, strip=True)
+        result = replay(Dialogue(agent), questions, None, types, strip=True)
         s, lat = result.overall.summary(), result.latency()
         print(f"{hop}-hop{s['n']:>7}{s['hits@1']:>9.4f}{s['f1']:>8.4f}{lat['p50_ms']:>9.1f}{lat['p95_ms']:>9.1f}", flush=True)
         if per_type:

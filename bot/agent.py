@@ -261,7 +261,7 @@ class Agent:
         facts.extra["sparql"] = query
         for amend in self.amenders:
             facts = amend(understanding, facts)
-        if not facts.answers:
+        if not facts.answers and not facts.message:  # (an amender's message says why the graph's value is not given)
             for fallback in self.fallbacks:
                 alternative = fallback(understanding, facts)
                 if alternative is not None:

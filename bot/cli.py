@@ -220,38 +220,48 @@ def matrix(
 
 @app.command()
 def replay(
-    file: Path = typer.Argument(..., help="Questions: question<TAB>gold1|gold2 (MetaQA format)."),
-    out_file: Path = typer.Option(Path("answers.jsonl"), "--out", help="Where to write one JSON object per question."),
+    file: Path = typer.Argument(..., help="Questions: question<TAB>gold1|gold2 (MetaQA format), or dialogues with --dialogues."),
+    out_file: Path = typer.Option(Path("answers.jsonl"), "--out", help="Where to write one JSON object per question (or turn)."),
+    dialogues: bool = typer.Option(False, "--dialogues", help="FILE holds dialogues: blank line between them, '> ' user turns."),
     qtypes: Path | None = typer.Option(None, "--qtypes", help="Question-type file, one type per line."),
     strip_brackets: bool = typer.Option(False, "--strip-brackets", help="Remove the [ ] around topic entities."),
     limit: int | None = typer.Option(None, "--limit", help="Only the first N questions."),
     kg: str | None = KG_OPTION,
     no_llm: bool = typer.Option(True, "--no-llm/--llm", help="Phrase with the LLM (slower)."),
 ):
-    """Replay a question file and score the answers (hits@1, P/R/F1, per type, latency)."""
+    """Replay a question or dialogue file through the chat's dialogue layer and score the answers."""
     from bot.core.cache import progress
-    from bot.replay import read_questions
+    from bot.dialogue.dialogue import Dialogue
+    from bot.replay import read_dialogues, read_questions, replay_dialogues
     from bot.replay import replay as run_replay
 
     if not file.is_file():
         fail(f"{file} does not exist")
-    questions = read_questions(file, limit)
-    types = qtypes.read_text(encoding="utf-8").splitlines()[: len(questions)] if qtypes else None
-    if types is not None and len(types) < len(questions):
-        fail(f"{qtypes} has {len(types)} lines for {len(questions)} questions")
     agent = make_agent(settings_for(kg, no_llm=no_llm))
     agent.wait_ready()  # score the whole pipeline, NER included
-    with open(out_file, "w", encoding="utf-8") as fh, progress(transient=True) as bar:
-        task = bar.add_task("replaying", total=len(questions))
-        result = run_replay(agent, questions, fh, types, strip_brackets, on_progress=lambda: bar.advance(task))
-    summary = result.overall.summary()
-    out.print(
-        f"questions: {summary['n']}  hits@1: {summary['hits@1']:.4f}  precision: {summary['precision']:.4f}  "
-        f"recall: {summary['recall']:.4f}  F1: {summary['f1']:.4f}"
-    )
-    for qtype, score in sorted(result.by_type.items()):
-        s = score.summary()
-        out.print(f"  {qtype:<40} n={s['n']:<6} hits@1={s['hits@1']:.4f}  F1={s['f1']:.4f}")
+    dialogue = Dialogue(agent)
+    if dialogues:
+        turns = read_dialogues(file)
+        with open(out_file, "w", encoding="utf-8") as fh, progress(transient=True) as bar:
+            task = bar.add_task("replaying", total=sum(len(t) for t in turns))
+            result = replay_dialogues(dialogue, turns, fh, on_progress=lambda: bar.advance(task))
+        out.print(f"dialogues: {len(turns)}  turns: {sum(len(t) for t in turns)}")
+    else:
+        questions = read_questions(file, limit)
+        types = qtypes.read_text(encoding="utf-8").splitlines()[: len(questions)] if qtypes else None
+        if types is not None and len(types) < len(questions):
+            fail(f"{qtypes} has {len(types)} lines for {len(questions)} questions")
+        with open(out_file, "w", encoding="utf-8") as fh, progress(transient=True) as bar:
+            task = bar.add_task("replaying", total=len(questions))
+            result = run_replay(dialogue, questions, fh, types, strip_brackets, on_progress=lambda: bar.advance(task))
+        summary = result.overall.summary()
+        out.print(
+            f"questions: {summary['n']}  hits@1: {summary['hits@1']:.4f}  precision: {summary['precision']:.4f}  "
+            f"recall: {summary['recall']:.4f}  F1: {summary['f1']:.4f}"
+        )
+        for qtype, score in sorted(result.by_type.items()):
+            s = score.summary()
+            out.print(f"  {qtype:<40} n={s['n']:<6} hits@1={s['hits@1']:.4f}  F1={s['f1']:.4f}")
     lat = result.latency()
     if lat:
         out.print(f"latency p50: {lat['p50_ms']:.1f} ms  p95: {lat['p95_ms']:.1f} ms  max: {lat['max_ms']:.1f} ms")

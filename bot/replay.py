@@ -1,7 +1,11 @@
-"""Replay a question file in the MetaQA format and score the answers.
+"""Replay question files through the same dialogue layer as the chatroom, and score the answers.
 
-Input lines: `question<TAB>gold1|gold2`; the topic entity may be in [square brackets].
-Output: one JSON object per question, then hits@1, answer-set P/R/F1, per-type scores
+Questions: lines `question<TAB>gold1|gold2` (MetaQA format; the topic entity may be in [square
+brackets]); each question is asked in a conversation of its own, so it gets exactly the reply a
+chat user asking it first would get (clarification included).
+Dialogues: blocks separated by blank lines, `> ` user turns (and `= ` expectations, which replay
+ignores), each block one conversation.
+Output: one JSON object per question or turn, then hits@1, answer-set P/R/F1, per-type scores
 (with a type file) and latency percentiles.
 """
 
@@ -14,8 +18,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.agent import Agent
+from bot.core.contracts import Message, Reply
 from bot.core.text import fold
+from bot.dialogue.dialogue import Dialogue
 
 _BRACKETS = re.compile(r"\[([^\]]*)\]")
 
@@ -84,21 +89,57 @@ def read_questions(path: Path, limit: int | None = None) -> list[tuple[str, list
     return items
 
 
-def replay(agent: Agent, questions: list[tuple[str, list[str]]], out, qtypes: list[str] | None = None,
+def read_dialogues(path: Path) -> list[list[str]]:
+    """The user turns of each dialogue in a dialogue file (blank line between dialogues, `> ` turns, `#` comments)."""
+    dialogues, current = [], []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.rstrip("\r\n")
+            if not line.strip():
+                if current:
+                    dialogues.append(current)
+                current = []
+            elif line.startswith(">"):
+                current.append(line[1:].strip())
+    if current:
+        dialogues.append(current)
+    return dialogues
+
+
+def record_of(question: str, reply: Reply) -> dict:
+    return {
+        "question": question,
+        "text": reply.text,
+        "answers": reply.answers,
+        "kind": reply.kind,
+        "entities": [{"text": e.text, "iri": e.iri, "label": e.label, "score": round(e.score, 1)} for e in reply.entities],
+        "trace": [t.to_json() for t in reply.trace],
+        "latency_ms": round(reply.latency_ms, 2),
+    }
+
+
+def replay_dialogues(dialogue: Dialogue, dialogues: list[list[str]], out, on_progress=None) -> ReplayResult:
+    """Every turn of every dialogue, each dialogue in a conversation of its own, written in file order."""
+    result = ReplayResult()
+    for number, turns in enumerate(dialogues):
+        for turn, question in enumerate(turns):
+            reply = dialogue.reply(Message(f"replay-dialogue-{number}", "replay", question))
+            if out is not None:
+                out.write(json.dumps({**record_of(question, reply), "dialogue": number, "turn": turn}, ensure_ascii=False) + "\n")
+            result.latencies.append(reply.latency_ms)
+            if on_progress:
+                on_progress()
+    return result
+
+
+def replay(dialogue: Dialogue, questions: list[tuple[str, list[str]]], out, qtypes: list[str] | None = None,
            strip: bool = False, on_progress=None) -> ReplayResult:
     result = ReplayResult()
     for n, (question, gold) in enumerate(questions):
         asked = strip_brackets(question) if strip else question
-        reply = agent.answer(asked)
-        record = {
-            "question": asked,
-            "text": reply.text,
-            "answers": reply.answers,
-            "kind": reply.kind,
-            "entities": [{"text": e.text, "iri": e.iri, "label": e.label, "score": round(e.score, 1)} for e in reply.entities],
-            "trace": [t.to_json() for t in reply.trace],
-            "latency_ms": round(reply.latency_ms, 2),
-        }
+        reply = dialogue.reply(Message(f"replay-{n}", "replay", asked))
+        dialogue.forget(f"replay-{n}")
+        record = record_of(asked, reply)
         if gold:
             record["gold"] = gold
         if out is not None:

@@ -8,6 +8,7 @@ import pytest
 
 from bot.kg.bundle import load_bundle
 from bot.kg.importers.metaqa import BASE, import_metaqa
+from bot.dialogue.dialogue import Dialogue
 from bot.replay import read_questions, replay
 
 from conftest import CHEAP_FEATURES, shared_path
@@ -67,7 +68,7 @@ def _sample(hop: int, n: int):
 @pytest.mark.parametrize("hop,floor", [(1, 0.93), (2, 0.95), (3, 0.88)])
 def test_metaqa_dev_sample_accuracy(metaqa_agent, hop, floor):
     """A fixed sample of dev questions, brackets stripped; the full figures come from bench/."""
-    result = replay(metaqa_agent, _sample(hop, 150), None, strip=True)
+    result = replay(Dialogue(metaqa_agent), _sample(hop, 150), None, strip=True)
     assert result.overall.summary()["hits@1"] >= floor
 
 
@@ -76,7 +77,7 @@ def test_replay_writes_records(metaqa_agent, tmp_path):
     import json
 
     buffer = io.StringIO()
-    replay(metaqa_agent, _sample(1, 5), buffer, qtypes=["t"] * 5, strip=True)
+    replay(Dialogue(metaqa_agent), _sample(1, 5), buffer, qtypes=["t"] * 5, strip=True)
     records = [json.loads(line) for line in buffer.getvalue().splitlines()]
     assert len(records) == 5
     for record in records:

@@ -43,9 +43,15 @@ def normalize(text: str) -> str:
     return " ".join(words(text))
 
 
+_SCRIPT = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.I | re.S)
+_TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
+
+
 def clean_message(text: str) -> str:
-    """Drop control characters (keeping newlines as spaces) so nothing odd reaches logs or queries."""
-    return "".join(" " if unicodedata.category(c)[0] == "C" else c for c in text).strip()
+    """Drop control characters (keeping newlines as spaces) and markup (HTML tags, script and style
+    elements), so nothing odd reaches logs or queries and pasted markup is not read as words."""
+    text = "".join(" " if unicodedata.category(c)[0] == "C" else c for c in text)
+    return re.sub(r"\s{2,}", " ", _TAG.sub(" ", _SCRIPT.sub(" ", text))).strip()
 
 
 def join_labels(labels: list[str], limit: int = 12) -> str:

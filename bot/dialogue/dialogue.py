@@ -25,25 +25,24 @@ from bot.agent import Agent
 from bot.core.contracts import Conversation, Facts, LinkedEntity, Message, Reply, TraceStep, Understanding
 from bot.core.kinds import Kind, spec
 from bot.core.text import YEAR, join_labels, join_or, normalize, tokens
+from bot.understanding.conversation import social_intent
 from bot.understanding.cues import RECOMMEND, question_kind
 
 Turn = tuple[Understanding, Facts]
 
-AMBIGUITY_RATIO = 0.3  # an entity of the same label is an option when its degree is at least this share of the best's
-WEAK_MATCH = 95.0  # a fuzzy label match below this score is confirmed before it is trusted
 MAX_OPTIONS = 4
 MAX_LIKED = 12
 
 PRONOUN = re.compile(r"\b(?:(?P<person>he|she|him|her|his|hers)|(?P<film>it|its|that (?:film|movie)|this (?:film|movie)))\b", re.I)
-WHAT_ABOUT = re.compile(r"^\W*(?:and|but|ok(?:ay)?,?)?\s*(?:what|how) about\s+(?P<name>.+?)\W*$", re.I)
+WHAT_ABOUT = re.compile(r"^\W*(?:and|but|ok(?:ay)?,?|so)?\s*(?:(?:what|how) about|and|also|same for|now)\s+(?P<name>.+?)\W*$", re.I)
 LIKE_STATEMENT = re.compile(r"\b(?:i|we)\s+(?:also\s+|really\s+|just\s+|do\s+|did\s+|totally\s+)*(?:like|liked|love|loved|enjoy|enjoyed|adore|adored)\b", re.I)
 ACCUMULATE = re.compile(r"\b(also|too|as well|additionally|besides|more)\b", re.I)
 RESET = re.compile(r"^\W*(forget (it|everything|that|what i (said|like[sd]?))|start over|reset|new topic)\W*$", re.I)
 YES = re.compile(r"^\W*(yes|yeah|yep|yup|y|sure|correct|right|exactly|that one|indeed|of course|ja)\b", re.I)
 NO = re.compile(r"^\W*(no|nope|nah|n|neither|none|wrong|not that)\b", re.I)
 ORDINALS = {"first": 0, "1st": 0, "one": 0, "second": 1, "2nd": 1, "two": 1, "third": 2, "3rd": 2, "three": 2, "fourth": 3, "4th": 3, "four": 3}
-NEWEST = re.compile(r"\b(newest|latest|most recent|recent|last|new|modern)\b", re.I)
-OLDEST = re.compile(r"\b(oldest|original|earliest|old|classic)\b", re.I)
+NEWEST = re.compile(r"\b(newest|newer|latest|later|most recent|recent|last|new|modern|remake)\b", re.I)
+OLDEST = re.compile(r"\b(oldest|older|original|earliest|earlier|first|old|classic)\b", re.I)
 
 
 @dataclass
@@ -99,6 +98,11 @@ class Dialogue:
                 memory = self._rooms[room] = RoomMemory(Conversation(room=room))
             return memory
 
+    def forget(self, room: str) -> None:
+        """Drop a room's memory (a replayed question is a conversation of its own)."""
+        with self._rooms_lock:
+            self._rooms.pop(room, None)
+
     def reply(self, message: Message) -> Reply:
         memory = self.memory(message.room)
         text = (message.text or "").strip()
@@ -152,13 +156,14 @@ class Dialogue:
 
     def _rewrite(self, text: str, memory: RoomMemory, notes: dict) -> str:
         """`text` as a self-contained question, using what earlier turns were about."""
-        kind, _ = question_kind(text)
-        if kind == Kind.SMALLTALK:
+        if social_intent(text, names_found=False):
             return text
+        kind, _ = question_kind(text)
         rewritten = text
         if memory.conversation.turns:
             about = WHAT_ABOUT.match(text)
-            previous = self._previous_question(memory, about.group("name")) if about else None
+            named_only = bool(about) and not re.search(r"\babout\b", about.group(0), re.I)
+            previous = self._previous_question(memory, about.group("name"), named_only) if about else None
             if previous is not None:
                 question, start, end = previous
                 rewritten = question[:start] + about.group("name") + question[end:]
@@ -194,9 +199,16 @@ class Dialogue:
         shared = len(self.labels.lookup(normalize(option.label))) > 1
         return f"{option.label} {option.year}" if shared and option.year else option.label
 
-    def _previous_question(self, memory: RoomMemory, name: str) -> tuple[str, int, int] | None:
-        """The latest factual question whose topic is of the same kind as `name` (a film for a film)."""
-        groups = {self.labels.groups[i] for i in self.labels.lookup(normalize(name))}
+    def _previous_question(self, memory: RoomMemory, name: str, named_only: bool) -> tuple[str, int, int] | None:
+        """The latest factual question whose topic is of the same kind as `name` (a film for a film).
+        With `named_only` ("And Heat?"), `name` must be the name of an entity, not a question of its own."""
+        ids = self.labels.lookup_any(normalize(name))
+        if not ids and named_only:
+            ids = [i for key, _ in self.labels.fuzzy(normalize(name), self.agent.settings.fuzzy_threshold, 1)
+                   for i in self.labels.lookup_any(key)]
+            if not ids:
+                return None
+        groups = {self.labels.groups[i] for i in ids}
         for understanding, _facts in reversed(memory.conversation.turns):
             if understanding.kind == Kind.FACTUAL and understanding.entities:
                 topic = understanding.entities[0]
@@ -269,23 +281,21 @@ class Dialogue:
     # --- clarification -------------------------------------------------------------------
 
     def _clarification(self, question: str, reply: Reply, turn: Turn | None) -> Clarification | None:
-        """Ask back when films of one title match about equally, or when the match is weak."""
+        """Ask back when several films share the title and nothing in the question chose one (a year, a person,
+        'the original'): the same policy in every chat and in replay."""
         kind = spec(reply.kind)
         if kind is None or not kind.clarifies or not reply.entities:
             return None
         topic = reply.entities[0]
         best = Option(topic.iri, topic.label, topic.year)
-        if topic.year and topic.alternatives and not YEAR.search(question):
-            best_degree = (self.labels.info(topic.iri) or ("", "", 0, None))[2]
+        if topic.year and topic.alternatives and not topic.selected_by and not YEAR.search(question):
             rivals = [
                 Option(a["iri"], a["label"], a["year"])
                 for a in topic.alternatives
-                if a.get("year") and a["year"] != topic.year and a.get("degree", 0) >= AMBIGUITY_RATIO * best_degree
+                if a.get("year") and a["year"] != topic.year
             ]
             if rivals:
                 return Clarification(question, topic.start, topic.end, [best] + rivals[: MAX_OPTIONS - 1], reply, turn)
-        if topic.score < WEAK_MATCH:
-            return Clarification(question, topic.start, topic.end, [best], reply, turn)
         return None
 
     def _clarifying_question(self, clarification: Clarification) -> str:
@@ -328,17 +338,19 @@ class Dialogue:
         if len(by_year) == 1:
             return by_year[0]
         words = [t for t, _, _ in tokens(text)]
-        if len(words) <= 4:
+        if len(words) <= 5:
+            dated = [o for o in options if o.year]
+            if dated and NEWEST.search(text):  # "no, the newer one"
+                return max(dated, key=lambda o: o.year)
+            if dated and OLDEST.search(text):
+                return min(dated, key=lambda o: o.year)
             for word in words:
+                if word == "one" and len(words) > 1:
+                    continue  # "the other one", "that one": not a number
                 if word in ORDINALS and ORDINALS[word] < len(options):
                     return sorted(options, key=lambda o: o.year or 0)[ORDINALS[word]]
                 if word.isdigit() and 1 <= int(word) <= len(options):
                     return sorted(options, key=lambda o: o.year or 0)[int(word) - 1]
-            dated = [o for o in options if o.year]
-            if dated and NEWEST.search(text):
-                return max(dated, key=lambda o: o.year)
-            if dated and OLDEST.search(text):
-                return min(dated, key=lambda o: o.year)
             if YES.match(text):
                 return options[0]
         return None

@@ -132,6 +132,13 @@ def same_as(iris: list[str]) -> str:
     return f"SELECT ?x ?e WHERE {{ VALUES ?x {{ {values} }} {{ ?e {same} ?x }} UNION {{ ?x {same} ?e }} }}"
 
 
+def films_linked_to(films: list[str], entity: str) -> str:
+    """Which of `films` (as ?film) have any triple with `entity`, in either direction ("Olivier's Hamlet")."""
+    values = " ".join(iri(f) for f in films)
+    e = iri(entity)
+    return f"SELECT DISTINCT ?film WHERE {{ VALUES ?film {{ {values} }} {{ ?film ?p {e} }} UNION {{ {e} ?p ?film }} }}"
+
+
 # ---------------------------------------------------------------- embeddings and recommendations
 
 

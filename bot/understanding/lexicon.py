@@ -39,6 +39,7 @@ GENERIC = frozenset(
     anyone anybody person people everything something anything whole entire full complete
     exist exists existing there different""".split()
 )
+_FUNCTION_WORDS = sorted(w for w in STOP | GENERIC if len(w) >= 3)
 FILM_WORDS = frozenset({"film", "films", "movie", "movies", "flick", "flicks", "filmography", "work", "works"})
 # words that make a chain go through a shared value: "other films by the director of X", "what else"
 SHARE_CUES = frozenset("other others else same share shares shared sharing another".split())
@@ -66,6 +67,14 @@ UNSUPPORTED_PHRASES = {
     ("how", "old"): "ages", ("still", "alive"): "whether people are alive", ("how", "tall"): "heights",
     ("net", "worth"): "net worths", ("how", "much", "cost"): "budgets",
 }
+
+
+def _function_word_typo(word: str) -> bool:
+    """'wich', 'whos', 'teh': one slip away from a function word, so no content of its own."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import OSA
+
+    return len(word) >= 3 and process.extractOne(word, _FUNCTION_WORDS, scorer=OSA.distance, score_cutoff=1) is not None
 
 
 def _phrasing_words(text: str) -> set[str]:
@@ -153,22 +162,21 @@ class Lexicon:
                 unsupported.append(self.unsupported[word])
             elif owners:
                 other.append(word)
-            elif word not in self.known and not word.isdigit():
+            elif word not in self.known and not word.isdigit() and not _function_word_typo(word):
                 unknown.append(word)
         evidence = set(content)
         unevidenced = []
         for n, hop in enumerate(chain):
+            if not hop.to_value and n > 0 and chain[n - 1].relation == hop.relation:
+                # the way back of a shared value ("other films of the director of X"): other films are asked for
+                if not evidence & (SHARE_CUES | FILM_WORDS):
+                    unevidenced.append("other films")
+                continue
             if self.cues.get(hop.relation, frozenset()) & evidence or any(words <= evidence for words in self.evidence.get(hop.relation, ())):
                 continue
             from_topic = n == 0 and not hop.to_value
-            if from_topic and (film_words or hop.relation in role_of_topic) and hop.relation in role_of_topic:
+            if from_topic and film_words and hop.relation in role_of_topic:
                 continue  # "Tom Hanks movies": the name plays the role, the film word asks for its films
-            if not hop.to_value and n > 0 and chain[n - 1].relation == hop.relation:
-                # the way back of a shared value ("other films of the director of X"): other films are asked for
-                if evidence & (SHARE_CUES | FILM_WORDS) or {"else"} & evidence:
-                    continue
-                unevidenced.append("other films")
-                continue
             unevidenced.append(hop.relation)
         return Explanation(tuple(dict.fromkeys(other)), tuple(dict.fromkeys(unsupported)), tuple(unknown), tuple(unevidenced))
 

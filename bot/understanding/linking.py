@@ -36,9 +36,12 @@ def link_span(
 
     ids.sort(key=rank)
     best = ids[0]
+    # every other entity the words may name, whatever its roles: a namesake without a triple for this
+    # question is still one the user may have meant (the dialogue asks which)
+    others = sorted((i for i in span.ids if i != best and (group is None or labels.groups[i] == group)), key=rank)
     alternatives = [
         {"iri": labels.iris[i], "label": labels.labels[i], "year": labels.years[i], "degree": labels.degree[i], "group": labels.groups[i]}
-        for i in ids[1:]
+        for i in others
     ]
     return LinkedEntity(
         text=text[span.start : span.end],

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import math
 import re
-from itertools import combinations
 from dataclasses import dataclass, field, replace
+from itertools import combinations
 
 from bot.core.contracts import Ask, Hop, LinkedEntity, Understanding, chain_code, parse_chain
 from bot.core.features import MentionSource
 from bot.core.kinds import Kind
 from bot.core.text import YEAR, Token, tokens
+from bot.kg import queries
 from bot.kg.graph import KG
 from bot.understanding.classifier import ChainClassifier
 from bot.understanding.conversation import decline_intent, social_intent
@@ -50,6 +51,8 @@ PRONOUNS = {"it": "thing", "its": "thing", "itself": "thing", "he": "person", "h
             "she": "person", "her": "person", "hers": "person", "they": "any", "them": "any", "their": "any"}
 QUESTION_START = frozenset("who whom whose what which when where how why is are was were did does do has have had can could tell name list give show".split())
 LIST_WORDS = frozenset({"and", "or", "both", "as", "well", "also", "plus"})
+ORIGINAL_WORDS = frozenset({"original", "first", "earliest", "oldest", "older", "classic", "earlier"})
+REMAKE_WORDS = frozenset({"remake", "newest", "newer", "latest", "later", "recent", "modern", "new"})
 SEE_REQUEST = re.compile(r"^\W*(?:(?:can|could|may) i (?:please )?(?:see|have a look at)|let me see|show me|i want to see|i'?d like to see)\b", re.I)
 
 
@@ -64,6 +67,7 @@ class Candidate:
     score: float
     explanation: Explanation = field(default_factory=Explanation)
     coordinated: list[Span] = field(default_factory=list)  # more names the same question is asked about ("A and B")
+    selectors: frozenset[int] = frozenset()  # tokens that chose the film among namesakes ("original", "Olivier's")
 
     @property
     def final(self) -> float:
@@ -288,6 +292,7 @@ class Understander:
                 reading.not_found = [text[clause[x][1] : clause[y - 1][2]] for x, y in self.mentions.residual_runs(clause)]
             return reading
         best = max(candidates, key=lambda c: c.final)
+        best = self._select_among_namesakes(best, text, toks, clause_spans, a, b)
         best = self._with_more_relations(best, text, toks, a, b) or best
         reading = ClauseReading(others=bool(set(self._content(toks, a, b, best)) & SHARE_CUES))
         extended = self._longer_title(text, toks, best, b)
@@ -315,6 +320,48 @@ class Understander:
         reading.asks = [(topic, code, best.probability) for topic in topics for code in multi]
         return reading
 
+    def _select_among_namesakes(self, best: Candidate, text: str, toks, clause_spans: list[Span], a: int, b: int) -> Candidate:
+        """Films that share a title are told apart by a year, by 'the original' / 'the remake', or by a person
+        the question names with it ("Olivier's Hamlet", "the Halloween with Donald Pleasence")."""
+        entity = best.entity
+        if best.span is None or entity is None or entity.group != "film" or not entity.alternatives:
+            return best
+        films = [{"iri": entity.iri, "label": entity.label, "year": entity.year}] + [
+            alt for alt in entity.alternatives if alt.get("group") == "film" and alt.get("year")]
+        if len(films) < 2 or not entity.year:
+            return best
+        years = {int(y) for y in YEAR.findall(text)}
+        if any(f["year"] in years for f in films):
+            return replace(best, entity=replace(entity, selected_by="year"))
+        content = [toks[k][0] for k in range(a, b) if not best.span.tok_start <= k < best.span.tok_end]
+        chosen, by, used = None, "", set()
+        if set(content) & ORIGINAL_WORDS:
+            chosen, by = min(films, key=lambda f: f["year"]), "original"
+            used = {k for k in range(a, b) if toks[k][0] in ORIGINAL_WORDS}
+        elif set(content) & REMAKE_WORDS:
+            chosen, by = max(films, key=lambda f: f["year"]), "newest"
+            used = {k for k in range(a, b) if toks[k][0] in REMAKE_WORDS}
+        else:
+            for span in clause_spans:
+                if span is best.span or span.tok_start < best.span.tok_end and best.span.tok_start < span.tok_end:
+                    continue
+                person = self._link(text, span, "person", [])
+                if person is None:
+                    continue
+                rows = self.kg.graph.select(queries.films_linked_to([f["iri"] for f in films], person.iri))
+                linked = [f for f in films if any(r.get("film") is not None and r["film"].value == f["iri"] for r in rows)]
+                if len(linked) == 1:
+                    chosen, by, used = linked[0], "person", set(range(span.tok_start, span.tok_end))
+                    break
+        if chosen is None:
+            return best
+        others = [alt for alt in [{"iri": entity.iri, "label": entity.label, "year": entity.year, "degree": None, "group": "film"},
+                                  *entity.alternatives] if alt["iri"] != chosen["iri"]]
+        picked = replace(entity, iri=chosen["iri"], label=chosen["label"], year=chosen["year"], alternatives=others, selected_by=by)
+        candidate = replace(best, entity=picked, selectors=frozenset(used))
+        candidate.explanation = self._explain(toks, a, b, candidate, picked)
+        return candidate
+
     def _unclear_words(self, explanation: Explanation) -> str:
         words = list(explanation.other_cues) + list(explanation.unknown)
         return f"how \"{words[0]}\" fits the question" if words else ""
@@ -332,7 +379,7 @@ class Understander:
 
     def _content(self, toks: list[Token], a: int, b: int, candidate: Candidate) -> list[str]:
         """The clause's words outside the candidate's names (spelling corrected to the wording words)."""
-        skip = set()
+        skip = set(candidate.selectors)
         for span in ([candidate.span] if candidate.span else []) + candidate.coordinated:
             skip.update(range(span.tok_start, span.tok_end))
         return [self.classifier.spelled(toks[k][0]) for k in range(a, b) if k not in skip and toks[k][0] not in PRONOUNS]

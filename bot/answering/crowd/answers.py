@@ -167,9 +167,8 @@ class CrowdAnswerer:
                 continue
             fixed = self._find(task.corrected(), relation, topic.iri, along)
             detail = {**fact.detail, "crowd": self._detail(task)}
-            if fixed is None:  # rejected without a usable fix: keep the graph value, say the crowd disagrees
-                answers.append(answer)
-                fact_list.append(replace(fact, detail=detail))
+            if fixed is None:  # rejected without a usable fix: the value is not asserted; the sentence says why
+                fact_list.append(replace(fact, detail={**detail, "rejected": True}))
                 changes.append((task, answer.label, None))
                 continue
             label, entity = self._label(fixed, kind)
@@ -182,7 +181,7 @@ class CrowdAnswerer:
             return facts
         corrected = any(new is not None for _, _, new in changes)
         result = replace(facts, answers=answers, facts=fact_list, source="crowd" if corrected else facts.source, message="")
-        result.message = self._amended_sentence(result, changes)
+        result.message = self._amended_sentence(result, changes, facts)
         return result
 
     def _rejection(self, relation, topic_iri: str, along: bool, answer: Answer, kind: str) -> Task | None:
@@ -210,9 +209,9 @@ class CrowdAnswerer:
         label, _ = self._label(term, "entity")
         return f", saying the {position} should be {label}"
 
-    def _amended_sentence(self, facts: Facts, changes: list[tuple[Task, str, str | None]]) -> str:
-        phrase, _ = describe_chain(facts, self.kg.bundle)
-        if len(facts.answers) == 1:
+    def _amended_sentence(self, facts: Facts, changes: list[tuple[Task, str, str | None]], graph_facts: Facts) -> str:
+        phrase, _ = describe_chain(facts if facts.answers else graph_facts, self.kg.bundle)
+        if len(graph_facts.answers) == 1 and len(changes) == 1:
             task, old, new = changes[0]
             note = agreement_note([task], self.data.batches)
             if new is None:

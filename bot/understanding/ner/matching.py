@@ -17,7 +17,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from bot.kg.labels import LabelIndex
-from bot.understanding.mentions import VARIANT_SCORE, Span
+from bot.understanding.mentions import VARIANT_SCORE, Span, numbers_agree
 from bot.understanding.ner.sentences import PERSON, TITLE
 
 if TYPE_CHECKING:  # Flair loads only with the tagger
@@ -115,7 +115,7 @@ class LabelMatcher:
         best = None
         for key in hits:
             rank = self._rank(key, preference)
-            if rank is None:
+            if rank is None or not numbers_agree(norm, key):
                 continue
             order = (rank, OSA.distance(norm, key), -fuzz.ratio(norm, key), -max(self.labels.degree[i] for i in self.labels.lookup_any(key)), key)
             if best is None or order < best[0]:
