@@ -14,6 +14,7 @@ import threading
 import time
 from contextlib import contextmanager
 
+from bot.answering.compose import ComposedAnswers
 from bot.answering.factual import Retriever
 from bot.core.config import Settings
 from bot.core.contracts import Conversation, Facts, LinkedEntity, Reply, TraceStep, Understanding
@@ -88,6 +89,7 @@ class Agent:
         self.settings = settings or Settings()
         self.understander = Understander(kg, load_classifier(kg), self.settings.fuzzy_threshold)
         self.retriever = Retriever(kg, self.settings.max_answers)
+        self.composed = ComposedAnswers(kg, self._single)
         self.handlers: dict[Kind, Handler] = {
             Kind.FACTUAL: self._factual, Kind.SMALLTALK: self._smalltalk, Kind.DECLINE: self._decline, Kind.UNKNOWN: self._unknown,
         }
@@ -235,6 +237,8 @@ class Agent:
 
     def _factual(self, understanding: Understanding, conversation: Conversation) -> Facts:
         """Every ask of the question plan, answered in order (an ask may take an earlier one's answer as its topic)."""
+        if understanding.compositional:
+            return self.composed.answer(understanding)
         if not understanding.asks:
             return Facts(Kind.FACTUAL, understanding.text, topic=understanding.entities, message=cannot_answer(understanding))
         parts: list[Facts] = []

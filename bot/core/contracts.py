@@ -76,6 +76,50 @@ class Ask:
     others: bool = False  # "what else", "which other": the films the message or conversation named are left out
 
 
+@dataclass(frozen=True)
+class Constraint:
+    """A condition on the films a question is about: 'from the 90s', 'comedies', 'directed by X', 'over 2 hours'."""
+
+    relations: tuple[str, ...]  # bundle relations the condition is on (several: "films X made" = any role of X)
+    op: str  # "in" (one of `values`), "not_in", "year>=", "year<=", ">", ">=", "<", "<=" (numbers)
+    values: tuple[str, ...]  # entity IRIs for in/not_in; one number (as text) for the comparisons
+    said: str = ""  # the words the user used, for the reply ("from the 1990s", "comedies")
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """What to do with the answers: count them, keep the one with the greatest or smallest value, or find the
+    value most of them share ("who directed the most films")."""
+
+    op: str  # "count" | "max" | "min" | "most"
+    relation: str = ""  # max/min: the relation ordered by; most: the relation whose values are counted over the films
+    families: tuple[str, ...] = ()  # count/most of values: only these values count (the Academy Awards among awards)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two or more entities compared on a date, a number or a count: 'Which is longer, A or B?'."""
+
+    relation: str  # the relation whose values are compared
+    greater: bool  # the greater value wins ("longer", "later", "more"); else the smaller
+    entities: tuple[int, ...]  # indices into Understanding.entities
+    count: bool = False  # compare how many values each has ("more Oscars", "more films")
+    families: tuple[str, ...] = ()  # with count: the values that count (IRIs)
+    asked: str = ""  # yes/no form ("Is Heat older than Casino?"): the adjective asked about; "" for "which"
+
+
+@dataclass(frozen=True)
+class Verification:
+    """A yes/no question: does the topic reach the value along the relation ('Did Ridley Scott direct Alien?')."""
+
+    relation: str
+    topic: int  # index of the film (or the entity the relation starts from) in Understanding.entities
+    value: int | None = None  # index of the value entity; None for a literal
+    op: str = "="  # for literals: "=" (a year), ">" / "<" (a number, e.g. minutes)
+    literal: str = ""
+    families: tuple[str, ...] = ()  # the value is any of these IRIs ("an Oscar")
+
+
 @dataclass
 class Understanding:
     """The question plan: what a message asks (its kind, one or more asks) and the linked entities.
@@ -91,8 +135,17 @@ class Understanding:
     not_found: list[str] = field(default_factory=list)  # spans the user probably meant but no label matched
     smalltalk: str = ""  # the small-talk intent (greeting, thanks, help, ...)
     asks: list[Ask] = field(default_factory=list)
+    constraints: list[Constraint] = field(default_factory=list)  # conditions on the films asked for
+    aggregate: Aggregate | None = None
+    comparison: Comparison | None = None
+    verification: Verification | None = None
     missing: str = ""  # what the question asks that the graph does not hold ("where people were born")
     unclear: str = ""  # why the bot would not guess (a word it could not account for, a weak match)
+
+    @property
+    def compositional(self) -> bool:
+        """Whether the plan filters, counts, orders, compares or verifies (bot.answering.compose answers it)."""
+        return bool(self.constraints or self.aggregate or self.comparison or self.verification)
 
     def ask(self, n: int, topic: LinkedEntity | None = None) -> Understanding:
         """The single question of ask `n` (its topic given, or the ask's own entity)."""

@@ -6,6 +6,8 @@ the optional LLM phraser rewrites them and is checked against them.
 
 from __future__ import annotations
 
+import re
+
 from bot.core.contracts import Facts, Sentence
 from bot.core.kinds import Kind
 from bot.core.text import join_labels
@@ -55,6 +57,8 @@ def template_sentence(facts: Facts, bundle: Bundle) -> Sentence:
         return Sentence(" ".join(s for s in sentences if s))
     if facts.message:
         return Sentence(facts.message)
+    if "composition" in facts.extra:
+        return Sentence(composed_sentence(facts, bundle))
     labels = [a.label for a in facts.answers]
     if facts.kind == Kind.FACTUAL and facts.chain:
         phrase, plural = describe_chain(facts, bundle)
@@ -66,3 +70,172 @@ def template_sentence(facts: Facts, bundle: Bundle) -> Sentence:
             return Sentence(f"{_capitalise(phrase)} ({len(labels)} in all): {join_labels(labels)}.")
         return Sentence(f"{_capitalise(phrase)} are {join_labels(labels)}.")
     return Sentence(join_labels(labels) + "." if labels else "I have nothing to say about that.")
+
+
+# ---------------------------------------------------------------- compositional answers
+
+def _films_phrase(relation, label: str) -> str:
+    """'directed by Steven Spielberg' from the relation's own phrasing of its films ("the films directed by {value}")."""
+    for phrase in relation.films:
+        if phrase.startswith(("the films ", "the movies ")) and phrase.endswith("{value}") and "whose" not in phrase:
+            return phrase.split(" ", 2)[2].replace("{value}", label)
+    return f"with {label} as {relation.noun}"
+
+
+def describe_conditions(composition: dict, bundle: Bundle) -> str:
+    """The conditions of a film set in words: 'directed by Billy Wilder, longer than 120 minutes'."""
+    parts = []
+    for c in composition.get("constraints", []):
+        relations = [bundle.relations[r] for r in c["relations"] if r in bundle.relations]
+        values = join_labels(c["values"], limit=4) if c["op"] in ("in", "not_in") else ""
+        if c["op"] == "not_in":
+            parts.append(f"without {values}")
+        elif c["op"] == "in" and len(relations) == 1 and relations[0].value_class == "person":
+            parts.append(_films_phrase(relations[0], values))
+        elif c["op"] == "in" and len(relations) > 1:
+            parts.append(f"with {values}")
+        elif c["op"] == "in":
+            group = c["group"]
+            if group == "genre":
+                parts.append(f"in the genre {c['values'][0]}" + (" (or a kind of it)" if len(c["values"]) > 1 else ""))
+            elif group == "country":
+                parts.append(f"from {values}")
+            elif group == "language":
+                parts.append(f"in {values}")
+            elif group == "award":
+                parts.append(f"that won the {values}")
+            elif group == "rating":
+                parts.append(f"rated {values}")
+            else:
+                parts.append(f"with {c['noun']} {values}")
+        elif c["op"].startswith("year"):
+            said = c["said"]
+            if said and not re.match(r"(?i)(from|in|after|before|since|between|until|during|of|prior|pre|post)\b", said):
+                said = f"from {said}"
+            parts.append(said or ("from " if c["op"] == "year>=" else "until ") + c["values"][0])
+        else:
+            noun = relations[0].noun if relations else "value"
+            word = "more than" if c["op"].startswith(">") else "less than"
+            unit = " minutes" if relations and relations[0].kind == "number" and "minute" in " ".join(relations[0].asks) else ""
+            parts.append(f"with a {noun} of {word} {_number(c['values'][0])}{unit}")
+    merged = []
+    for part in parts:  # "from the 90s" twice (from and until of one decade)
+        if part not in merged:
+            merged.append(part)
+    return ", ".join(merged)
+
+
+def _number(text: str) -> str:
+    value = float(text)
+    return f"{int(value):,}" if value.is_integer() else f"{value:,.1f}"
+
+
+SUPERLATIVE_WORDS = {("duration", "max"): "longest", ("duration", "min"): "shortest", ("date", "max"): "most recent",
+                     ("date", "min"): "oldest", ("number", "max"): "highest", ("number", "min"): "lowest"}
+COMPARATIVE_WORDS = {("duration", True): "longer", ("duration", False): "shorter", ("date", True): "more recent",
+                     ("date", False): "older", ("number", True): "higher", ("number", False): "lower"}
+
+
+def _measure(relation) -> str:
+    """'duration', 'date' or 'number': how a relation's values compare."""
+    if relation.kind in ("date", "year"):
+        return "date"
+    if relation.kind == "number" and any("long" in a for a in relation.asks):
+        return "duration"
+    return "number"
+
+
+def _with_unit(relation, value: str) -> str:
+    return f"{value} minutes" if _measure(relation) == "duration" else value
+
+
+def composed_sentence(facts: Facts, bundle: Bundle) -> str:
+    c = facts.extra["composition"]
+    form = c["form"]
+    conditions = describe_conditions(c, bundle)
+    where = f" {conditions}" if conditions else ""
+    if form == "verification":
+        relation = bundle.relations[c["relations"][0]]
+        noun = "part in" if len(c["relations"]) > 1 else f"{relation.noun} of"
+        if c.get("missing"):
+            return f"My knowledge graph has no {relation.noun} for {c['topic']}, so I cannot say."
+        if c.get("any"):
+            kind = "Academy Award" if c.get("values") or True else "award"
+            if c["holds"]:
+                return f"Yes — {c['topic']} won {join_labels(c['values'])}."
+            return f"No — my knowledge graph lists no {kind if c.get('values') is not None else 'award'} for {c['topic']}."
+        values = join_labels(c["values"])
+        if "value" in c and "op" in c:  # a literal
+            shown = _with_unit(relation, values)
+            return f"{'Yes' if c['holds'] else 'No'} — the {relation.noun} of {c['topic']} is {shown}."
+        if c["holds"]:
+            return f"Yes — {c['value']} is {'among the ' + relation.plural if len(c['values']) > 1 else 'the ' + relation.noun} of {c['topic']}." \
+                if len(c["relations"]) == 1 else f"Yes — {c['value']} took {noun} {c['topic']}."
+        if len(c["relations"]) > 1:
+            return f"No — my knowledge graph does not show {c['value']} in {c['topic']}."
+        return f"No — the {relation.plural if len(c['values']) > 1 else relation.noun} of {c['topic']} {'are' if len(c['values']) > 1 else 'is'} {values}."
+    if form == "comparison":
+        relation = bundle.relations[c["relation"]]
+        if c.get("missing"):
+            return f"My knowledge graph has no {relation.noun} for {join_labels(c['missing'])}, so I cannot compare them."
+        parts = [f"{v['label']}: {_with_unit(relation, v['value']) if not c['count'] else v['value']}" for v in c["values"]]
+        if c["count"]:
+            what = "Academy Awards" if c.get("oscars") else relation.plural if relation.value_class != "person" else "films"
+            evidence = f"({'; '.join(parts)} {what})"
+        else:
+            evidence = f"({'; '.join(parts)})"
+        word = COMPARATIVE_WORDS.get((_measure(relation), c["greater"]), "ahead") if not c["count"] else ("more" if c["greater"] else "fewer")
+        if c.get("tie"):
+            lead = f"They are level {evidence}."
+            return f"No — {lead}" if c.get("asked") else lead
+        winner = c["winners"][0]
+        if c.get("asked"):
+            return f"{'Yes' if c['holds'] else 'No'} — {winner} is {word} {evidence}."
+        return f"{winner} is {word} {evidence}." if not c["count"] else f"{winner} has {word} {evidence}."
+    if form == "count":
+        if not c.get("films"):
+            relation = bundle.relations[c["what"]]
+            count = len(c["items"])
+            what = ("Academy Award" if count == 1 else "Academy Awards") if c.get("oscars") else relation.noun if count == 1 else relation.plural
+            items = f": {join_labels(c['items'])}" if c["items"] else ""
+            return f"{c['topic']} has {count} {what} in my knowledge graph{items}."
+        total = c["total"]
+        strict = c.get("strict")
+        extra = f" ({strict} counting only the genre itself)" if strict is not None and strict != total else ""
+        examples = f", for example {join_labels(c['items'])}" if c["items"] and total else ""
+        return f"My knowledge graph has {total} film{'s' if total != 1 else ''}{where}{extra}{examples}."
+    if form == "ordered":
+        relation = bundle.relations[c["relation"]]
+        if c.get("counting"):
+            what = "Academy Awards" if c.get("oscars") else relation.plural
+            if c.get("empty"):
+                return f"My knowledge graph has no {what} for the films{where}."
+            films = join_labels([a.label for a in facts.answers])
+            return f"The film{where} with the most {what} is {films} ({c['value']})." if len(facts.answers) == 1 else \
+                f"The films{where} with the most {what} are {films} ({c['value']} each)."
+        if c.get("empty"):
+            return f"My knowledge graph has no {relation.noun} for the films{where}, so I cannot say which comes first."
+        word = SUPERLATIVE_WORDS.get((_measure(relation), c["op"]), "top")
+        films = join_labels([a.label for a in facts.answers])
+        value = _with_unit(relation, c["value"])
+        if len(facts.answers) == 1:
+            return f"The {word} film{where} in my knowledge graph is {films} ({value})."
+        return f"The {word} films{where} in my knowledge graph are {films} ({value} each)."
+    if form == "most":
+        relation = bundle.relations[c["relation"]]
+        if c.get("empty"):
+            return f"My knowledge graph has no films{where}."
+        winners = join_labels(c["winners"])
+        lead = f"The {relation.noun} of the most films{where} in my knowledge graph"
+        return f"{lead} is {winners} ({c['count']} films)." if len(c["winners"]) == 1 else \
+            f"{lead} are {winners} ({c['count']} films each)."
+    if form == "films":
+        labels = [a.label for a in facts.answers]
+        if not labels:
+            return f"No film in my knowledge graph is{where}." if where else "I found no such film in my knowledge graph."
+        total = c["total"]
+        lead = f"Films{where}" if where else "Films"
+        if total > len(labels):
+            return f"{lead} ({total} in all, the best known first): {join_labels(labels, limit=len(labels))}."
+        return f"{lead}: {join_labels(labels, limit=len(labels))}."
+    return join_labels([a.label for a in facts.answers]) + "."

@@ -22,7 +22,7 @@ from bot.core.text import normalize
 from bot.kg import queries
 from bot.kg.bundle import Bundle
 from bot.kg.store import Node
-from bot.kg.variants import name_variants, title_variants
+from bot.kg.variants import award_variants, genre_variants, name_variants, title_variants
 
 GROUP_PRIORITY = ("film", "person")
 _YEAR = re.compile(r"^(-?\d{4})")
@@ -185,7 +185,7 @@ def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
         index.years.append(years.get(iri))
         index.roles.append(roles.get(iri, 0))
         index.by_iri[iri] = idx
-        make_variants = {"film": title_variants, "person": name_variants}.get(index.groups[idx])
+        make_variants = {"film": title_variants, "person": name_variants, "genre": genre_variants, "award": award_variants}.get(index.groups[idx])
         for label in set(labels[iri]):
             norm = normalize(label)
             if norm:

@@ -71,12 +71,65 @@ class Template:
 
 
 def load_templates(folder: Path | None = None) -> dict[tuple[bool, ...], Template]:
+    """The relation-chain templates, by hop pattern (one file each; compose.json holds the compositional pieces)."""
     templates = {}
     for file in sorted((folder or templates_dir()).glob("*.json")):
         data = json.loads(file.read_text(encoding="utf-8"))
+        if "pattern" not in data:
+            continue
         t = Template(data["name"], data.get("description", ""), tuple(data["pattern"]), data["sparql"])
         templates[t.pattern] = t
     return templates
+
+
+@cache
+def compose_templates() -> tuple[dict[str, Template], dict[str, Template]]:
+    """(fragments, queries) of templates/compose.json: the pieces of compositional queries."""
+    data = json.loads((templates_dir() / "compose.json").read_text(encoding="utf-8"))
+    fragments = {k: Template(f"compose.{k}", "", (), v) for k, v in data["fragments"].items()}
+    queries = {k: Template(f"compose.{k}", "", (), v) for k, v in data["queries"].items()}
+    return fragments, queries
+
+
+COMPARISONS = {"year>=": ">=", "year<=": "<=", ">": ">", ">=": ">=", "<": "<", "<=": "<="}
+
+
+def relations_path(bundle: Bundle, relations: tuple[str, ...]) -> str:
+    """The property path from a film to the values of any of `relations` ('<P57>' or '(<P57>|<P58>)')."""
+    paths = [hop_path(bundle, Hop(r, True)) for r in relations]
+    return paths[0] if len(paths) == 1 else "(" + "|".join(paths) + ")"
+
+
+def films_where(bundle: Bundle, constraints) -> str:
+    """The WHERE block of the films that meet every constraint (bot.core.contracts.Constraint)."""
+    fragments, _ = compose_templates()
+    parts = [fragments["films"].render({"$type": iri(bundle.type_predicate), "$film_classes": [iri(c) for c in bundle.film_classes]})]
+    for n, c in enumerate(constraints):
+        slots = {"$n": str(n), "$path": relations_path(bundle, c.relations)}
+        if c.op in ("in", "not_in"):
+            slots["$values"] = [iri(v) for v in c.values]
+            parts.append(fragments[c.op].render(slots))
+        elif c.op.startswith("year"):
+            parts.append(fragments["year"].render({**slots, "$op": COMPARISONS[c.op], "$literal": literal(int(float(c.values[0])))}))
+        else:
+            parts.append(fragments["number"].render({**slots, "$op": COMPARISONS[c.op], "$literal": literal(float(c.values[0]))}))
+    return " ".join(parts)
+
+
+def compose_query(name: str, bundle: Bundle, constraints=(), **slots) -> str:
+    """A compositional query (templates/compose.json) over the films that meet `constraints`."""
+    _, queries = compose_templates()
+    return queries[name].render({"$where": films_where(bundle, constraints), **slots})
+
+
+def value_filter(values: tuple[str, ...], exclude: tuple[str, ...] = ()) -> str:
+    """A restriction of ?value to `values` (or away from `exclude`), for counts of Oscars or co-stars."""
+    fragments, _ = compose_templates()
+    if values:
+        return fragments["value_in"].render({"$values": [iri(v) for v in values]})
+    if exclude:
+        return fragments["value_not"].render({"$values": ", ".join(iri(v) for v in exclude)})
+    return ""
 
 
 def hop_path(bundle: Bundle, hop: Hop) -> str:

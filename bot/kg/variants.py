@@ -93,3 +93,22 @@ def name_variants(label: str) -> set[str]:
     if start < len(words) - 1:
         forms.add(words[-1])  # "toro" as well as "del toro"
     return {f for f in forms if len(f) >= 3}
+
+
+def genre_variants(label: str) -> set[str]:
+    """The plural people use for a genre noun: 'comedies', 'thrillers', 'westerns' (not for adjectives: 'animated')."""
+    norm = normalize(label)
+    if not norm or " " in norm or norm.endswith(("ed", "al", "ic", "s", "ing")):
+        return set()
+    if norm.endswith("y") and not norm.endswith(("ay", "ey", "oy", "uy")):
+        return {norm[:-1] + "ies"}
+    return {norm + "s"}
+
+
+def award_variants(label: str) -> set[str]:
+    """'Academy Award for Best Picture' is also 'the Oscar for Best Picture' and 'the Best Picture Oscar'."""
+    match = re.match(r"(?i)academy award for (.+)", label.strip())
+    if not match:
+        return set()
+    category = normalize(match.group(1))
+    return {f"oscar for {category}", f"{category} oscar", f"oscar for the {category}", f"academy award for the {category}"}

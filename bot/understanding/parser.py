@@ -33,6 +33,7 @@ from bot.core.text import YEAR, Token, tokens
 from bot.kg import queries
 from bot.kg.graph import KG
 from bot.understanding.classifier import ChainClassifier
+from bot.understanding.compose import Composer, Composition
 from bot.understanding.conversation import decline_intent, social_intent
 from bot.understanding.cues import question_kind
 from bot.understanding.lexicon import FILM_WORDS, SHARE_CUES, Explanation, Lexicon, expected_answer
@@ -85,6 +86,7 @@ class ClauseReading:
     missing: str = ""
     unclear: str = ""
     not_found: list[str] = field(default_factory=list)
+    composition: Composition | None = None  # a yes/no check, comparison, superlative, count or filter
 
 
 def topic_role(bundle, hop) -> tuple[str, str]:
@@ -107,6 +109,7 @@ class Understander:
         self.chain_role = {c.code: topic_role(kg.bundle, c.hops[0]) for c in chains}
         known = self.vocabulary | {g for g in classifier.vocabulary if " " not in g}
         self.lexicon = Lexicon.from_bundle(kg.bundle, frozenset(known))
+        self.composer = Composer(kg, self.lexicon, self.vocabulary)
         # extra mention sources (the Flair NER layer, once loaded): (text, tokens) -> Spans; a span
         # that did not validate against the KG has no ids (it is only recorded in the trace)
         self.span_sources: list[MentionSource] = []
@@ -204,6 +207,7 @@ class Understander:
         entities: list[LinkedEntity] = []
         asks: list[Ask] = []
         missing, unclear, not_found = "", "", []
+        composition, offset = None, 0
         last_thing: int | None = None  # entity index of the latest film the message talked about
         for a, b in self.clauses(text, toks, spans):
             reading = self.read_clause(text, toks, spans, a, b, context=entities[last_thing] if last_thing is not None else None,
@@ -224,9 +228,15 @@ class Understander:
                 asks.append(Ask(chain, len(entities) - 1, None, clause_text, probability, reading.others))
                 if topic.group == "film":
                     last_thing = len(entities) - 1
+            if reading.composition is not None and composition is None:
+                composition, offset = reading.composition, len(entities)
+                entities += composition.entities
+                asks += [replace(ask, topic=ask.topic + offset, text=ask.text or clause_text) for ask in composition.asks]
             missing = missing or reading.missing
             unclear = unclear or reading.unclear
             not_found += reading.not_found
+        if composition is not None:
+            return self._composed_understanding(text, entities, asks, composition, offset, missing, not_found)
         if not asks:
             if missing or unclear:
                 return Understanding(text, Kind.FACTUAL, entities=entities, missing=missing, unclear=unclear, not_found=not_found)
@@ -236,6 +246,22 @@ class Understander:
         first = asks[0]
         return Understanding(text, Kind.FACTUAL, first.chain, entities, min(a.confidence for a in asks), not_found, asks=asks,
                              missing=missing, unclear=unclear)
+
+    @staticmethod
+    def _composed_understanding(text, entities, asks, composition: Composition, offset: int, missing: str, not_found) -> Understanding:
+        def shifted(indices):
+            return tuple(i + offset for i in indices)
+
+        comparison = composition.comparison
+        if comparison is not None:
+            comparison = replace(comparison, entities=shifted(comparison.entities))
+        verification = composition.verification
+        if verification is not None:
+            verification = replace(verification, topic=verification.topic + offset,
+                                   value=None if verification.value is None else verification.value + offset)
+        first = asks[0].chain if asks else ()
+        return Understanding(text, Kind.FACTUAL, first, entities, 1.0, list(not_found), asks=asks, constraints=list(composition.constraints),
+                             aggregate=composition.aggregate, comparison=comparison, verification=verification, missing=missing)
 
     def clauses(self, text: str, toks: list[Token], spans: list[Span]) -> list[tuple[int, int]]:
         """Token ranges of the message's questions: split at sentence ends and at 'and'/',' before a new
@@ -271,6 +297,9 @@ class Understander:
     def read_clause(self, text: str, toks: list[Token], spans: list[Span], a: int, b: int,
                     context: LinkedEntity | None, earlier_answer: bool) -> ClauseReading:
         clause_spans = [s for s in spans if a <= s.tok_start and s.tok_end <= b]
+        composed = self._composed(text, toks, spans, a, b)
+        if composed is not None:
+            return composed
         pronoun = next((k for k in range(a, b) if toks[k][0] in PRONOUNS
                         and not any(s.tok_start <= k < s.tok_end and self._name_like(toks, s) for s in clause_spans)), None)
         candidates = self.candidates(text, toks, clause_spans, a, b)
@@ -361,6 +390,20 @@ class Understander:
         candidate = replace(best, entity=picked, selectors=frozenset(used))
         candidate.explanation = self._explain(toks, a, b, candidate, picked)
         return candidate
+
+    def _composed(self, text: str, toks, spans: list[Span], a: int, b: int) -> ClauseReading | None:
+        """The clause as a compositional question, when it reads as one and accounts for its words."""
+        composition = self.composer.read(text, toks, spans, a, b, self._name_like)
+        if composition is None:
+            return None
+        content = [self.classifier.spelled(toks[k][0]) for k in range(a, b) if k not in composition.used]
+        chain = tuple(Hop(r, True) for r in sorted(composition.relations))
+        explanation = self.lexicon.explain(content, chain, bool(set(content) & FILM_WORDS), set())
+        if explanation.unsupported:
+            return ClauseReading(missing=explanation.unsupported[0], topic_only=composition.entities[0] if composition.entities else None)
+        if explanation.other_cues:
+            return None
+        return ClauseReading(composition=composition)
 
     def _unclear_words(self, explanation: Explanation) -> str:
         words = list(explanation.other_cues) + list(explanation.unknown)

@@ -1,0 +1,251 @@
+"""Answers to compositional questions: yes/no checks, comparisons, superlatives, counts and filtered film lists.
+
+Every answer is computed in SPARQL from templates/compose.json (bot.kg.queries.compose_query):
+conditions become fragments of one WHERE block, counts and orderings are aggregated by the
+store, and only what the reply shows is transferred (a genre with thousands of films costs a
+COUNT and a LIMIT, not thousands of rows). The structured result goes to the generation layer
+in `Facts.extra["composition"]`, with the facts that decide it ("No — the director of Alien is
+Ridley Scott"), and a missing value is said, never guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bot.answering.factual import format_literal
+from bot.core.contracts import Answer, Constraint, Fact, Facts, Hop, LinkedEntity, Understanding
+from bot.core.kinds import Kind
+from bot.kg import queries
+from bot.kg.store import Node
+
+SHOWN = 25  # films listed at most (the total is counted)
+TIES = 10  # rows fetched to find ties for the top value
+
+
+class ComposedAnswers:
+    """Answers compositional question plans against one KG."""
+
+    def __init__(self, kg, single):
+        self.kg = kg
+        self.single = single  # answers a single-ask Understanding (the factual handler's path, crowd included)
+
+    def answer(self, understanding: Understanding) -> Facts:
+        if understanding.verification is not None:
+            return self.verify(understanding)
+        if understanding.comparison is not None:
+            return self.compare(understanding)
+        if understanding.aggregate is not None and understanding.asks:
+            return self.count_values(understanding)
+        return self.films(understanding)
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _label(self, iri: str) -> str:
+        return self.kg.labels.label_of(iri) or self.kg.bundle.compact(iri)
+
+    def _value(self, node: Node, relation: str) -> tuple[float | str, str]:
+        """(a sortable value, how a person reads it) of a date or number literal."""
+        kind = self.kg.bundle.relations[relation].kind
+        shown = format_literal(node, kind)
+        if kind in ("date", "year"):
+            return node.value, shown
+        try:
+            return float(node.value), shown
+        except ValueError:
+            return node.value, shown
+
+    def _facts(self, understanding: Understanding, answers: list[Answer], facts: list[Fact], **composition) -> Facts:
+        return Facts(Kind.FACTUAL, understanding.text, answers, facts, understanding.entities, understanding.chain,
+                     extra={"composition": composition, "sparql": composition.pop("sparql", "")})
+
+    # --- yes / no -----------------------------------------------------------------------
+
+    def verify(self, understanding: Understanding) -> Facts:
+        check = understanding.verification
+        topic = understanding.entities[check.topic]
+        relations = check.relation.split(";")
+        found: list[Answer] = []
+        facts: list[Fact] = []
+        target = understanding.entities[check.value] if check.value is not None else None
+        base = {"form": "verification", "topic": topic.label, "relations": relations}
+        if target is None and check.op != "any":
+            return self._verify_literal(understanding, topic, relations[0], base)
+        for relation in relations:
+            result = self.single(Understanding(understanding.text, Kind.FACTUAL, (Hop(relation, True),), [topic]))
+            if result.source == "embedding":
+                continue  # a prediction never decides a yes/no question
+            found += result.answers
+            facts += result.facts
+        if not found:
+            return self._facts(understanding, [], [], **base, missing=True)
+        if target is not None:
+            wanted = set(check.families) | {target.iri}
+            holds = any(a.iri in wanted for a in found)
+            return self._facts(understanding, [Answer("yes" if holds else "no")], facts, **base, value=target.label,
+                               values=[a.label for a in found], holds=holds)
+        if check.op == "any":
+            wanted = set(check.families)
+            hits = [a for a in found if not wanted or a.iri in wanted]
+            return self._facts(understanding, [Answer("yes" if hits else "no")], facts, **base, value="", values=[a.label for a in hits],
+                               holds=bool(hits), any=True)
+    def _verify_literal(self, understanding: Understanding, topic: LinkedEntity, relation: str, base: dict) -> Facts:
+        """'Was Parasite released in 2019?', 'Is X longer than two hours?': the stored value decides."""
+        check = understanding.verification
+        query = queries.compose_templates()[1]["values"].render({
+            "$items": [queries.iri(topic.iri)], "$path": queries.relations_path(self.kg.bundle, (relation,))})
+        rows = [r for r in self.kg.graph.select(query) if "value" in r and not r["value"].is_iri]
+        if not rows:
+            return self._facts(understanding, [], [], **base, missing=True, sparql=query)
+        number, shown = self._value(rows[0]["value"], relation)
+        literal = float(check.literal)
+        if check.op in ("=", "year>=", "year<="):
+            year = int(str(number)[:4])
+            holds = year == literal if check.op == "=" else year >= literal if check.op == "year>=" else year <= literal
+        else:
+            holds = number > literal if check.op in (">", ">=") else number < literal
+        fact = Fact(topic.iri, topic.label, relation, rows[0]["value"].value, shown, "kg")
+        return self._facts(understanding, [Answer("yes" if holds else "no")], [fact], **base, value=check.literal, op=check.op,
+                           values=[shown], holds=holds, sparql=query)
+
+    # --- comparisons --------------------------------------------------------------------
+
+    def compare(self, understanding: Understanding) -> Facts:
+        comparison = understanding.comparison
+        items = [understanding.entities[i] for i in comparison.entities]
+        bundle = self.kg.bundle
+        path = queries.relations_path(bundle, (comparison.relation,))
+        values: dict[str, tuple[float | str, str]] = {}
+        if comparison.count:
+            person = items[0].group == "person"
+            slots = {"$items": [queries.iri(e.iri) for e in items], "$path": path}
+            if person:
+                template = queries.compose_templates()[1]["film_counts"]
+                films = queries.compose_templates()[0]["films"].render(
+                    {"$type": queries.iri(bundle.type_predicate), "$film_classes": [queries.iri(c) for c in bundle.film_classes]})
+                query = template.render({**slots, "$films": films})
+            else:
+                query = queries.compose_templates()[1]["value_counts"].render({**slots, "$value_filter": queries.value_filter(comparison.families)})
+            for row in self.kg.graph.select(query):
+                values[row["item"].value] = (float(row["n"].value), row["n"].value)
+        else:
+            query = queries.compose_templates()[1]["values"].render({"$items": [queries.iri(e.iri) for e in items], "$path": path})
+            for row in self.kg.graph.select(query):
+                value = self._value(row["value"], comparison.relation)
+                current = values.get(row["item"].value)
+                if current is None or value[0] < current[0]:
+                    values[row["item"].value] = value
+        missing = [e.label for e in items if e.iri not in values]
+        base = {"form": "comparison", "relation": comparison.relation, "greater": comparison.greater, "count": comparison.count,
+                "asked": comparison.asked, "oscars": bool(comparison.families), "sparql": query}
+        if missing:
+            return self._facts(understanding, [], [], **base, missing=missing, items=[e.label for e in items])
+        pick = max if comparison.greater else min
+        best = pick(values[e.iri][0] for e in items)
+        winners = [e for e in items if values[e.iri][0] == best]
+        facts = [Fact(e.iri, e.label, comparison.relation, values[e.iri][1], values[e.iri][1], "kg") for e in items]
+        shown = [{"label": e.label, "value": values[e.iri][1]} for e in items]
+        if comparison.asked:
+            holds = len(winners) == 1 and winners[0].iri == items[0].iri
+            return self._facts(understanding, [Answer("yes" if holds else "no")], facts, **base, values=shown, holds=holds,
+                               winners=[w.label for w in winners], tie=len(winners) > 1)
+        return self._facts(understanding, [Answer(w.label, w.iri) for w in winners], facts, **base, values=shown,
+                           winners=[w.label for w in winners], tie=len(winners) > 1)
+
+    # --- counts of an ask's values ("How many Oscars did Aliens win?") --------------------
+
+    def count_values(self, understanding: Understanding) -> Facts:
+        aggregate = understanding.aggregate
+        result = self.single(understanding.ask(0))
+        counted = [a for a in result.answers if not aggregate.families or a.iri in set(aggregate.families)]
+        if result.source == "embedding":
+            counted = []
+        facts = [f for f in result.facts if not aggregate.families or f.value in set(aggregate.families)]
+        return self._facts(understanding, [Answer(str(len(counted)))], facts, form="count", what=aggregate.relation,
+                           oscars=bool(aggregate.families), topic=understanding.entities[0].label, items=[a.label for a in counted],
+                           films=False)
+
+    # --- films that meet conditions ---------------------------------------------------
+
+    def films(self, understanding: Understanding) -> Facts:
+        constraints = understanding.constraints
+        aggregate = understanding.aggregate
+        bundle = self.kg.bundle
+        said = [c.said for c in constraints]
+        base = {"constraints": [self._described(c) for c in constraints], "said": said}
+        if aggregate is not None and aggregate.op == "count":
+            query = queries.compose_query("count", bundle, constraints)
+            total = int(self.kg.graph.select(query)[0]["n"].value)
+            strict = None
+            broad = [c for c in constraints if c.op == "in" and len(c.values) > 1 and self._is_genre(c)]
+            if broad:
+                narrowed = [replace(c, values=c.values[:1]) if c in broad else c for c in constraints]
+                strict = int(self.kg.graph.select(queries.compose_query("count", bundle, narrowed))[0]["n"].value)
+            sample = self._list(constraints, 5)
+            return self._facts(understanding, [Answer(str(total))], [], form="count", films=True, total=total, strict=strict,
+                               items=[label for _, label in sample], sparql=query, **base)
+        if aggregate is not None and aggregate.op == "most":
+            exclude = tuple(v for c in constraints if c.op == "in" and aggregate.relation in c.relations for v in c.values)
+            query = queries.compose_query("most", bundle, constraints, **{"$path": queries.relations_path(bundle, (aggregate.relation,)),
+                                                                           "$value_filter": queries.value_filter((), exclude), "$limit": str(TIES)})
+            rows = self.kg.graph.select(query)
+            if not rows:
+                return self._facts(understanding, [], [], form="most", relation=aggregate.relation, empty=True, sparql=query, **base)
+            top = int(rows[0]["n"].value)
+            winners = [(r["value"].value, self._label(r["value"].value)) for r in rows if int(r["n"].value) == top and r["value"].is_iri]
+            return self._facts(understanding, [Answer(label, iri) for iri, label in winners], [], form="most", relation=aggregate.relation,
+                               count=top, winners=[label for _, label in winners], sparql=query, **base)
+        if aggregate is not None and aggregate.op in ("max", "min"):
+            return self._ordered(understanding, constraints, aggregate, base)
+        rows = self._list(constraints, SHOWN + 1)
+        total = len(rows)
+        query = queries.compose_query("list", bundle, constraints, **{"$limit": str(SHOWN + 1)})
+        if total > SHOWN:
+            total = int(self.kg.graph.select(queries.compose_query("count", bundle, constraints))[0]["n"].value)
+        films = rows[:SHOWN]
+        answers = [Answer(label, iri) for iri, label in films]
+        facts = [Fact(iri, label, "matches", iri, label, "kg", {"conditions": said}) for iri, label in films]
+        return self._facts(understanding, answers, facts, form="films", total=total, sparql=query, **base)
+
+    def _ordered(self, understanding: Understanding, constraints: list[Constraint], aggregate, base: dict) -> Facts:
+        bundle = self.kg.bundle
+        path = queries.relations_path(bundle, (aggregate.relation,))
+        counting = bool(aggregate.families)
+        if counting:
+            families = () if aggregate.families == ("*count",) else aggregate.families
+            query = queries.compose_query("order_count", bundle, constraints, **{"$path": path, "$value_filter": queries.value_filter(families),
+                                                                                 "$limit": str(TIES)})
+        else:
+            date = bundle.relations[aggregate.relation].kind in ("date", "year")
+            key = "STR(?value)" if date else "<http://www.w3.org/2001/XMLSchema#decimal>(?value)"
+            query = queries.compose_query("order", bundle, constraints, **{
+                "$path": path, "$key": key, "$aggregate": "MAX" if aggregate.op == "max" else "MIN",
+                "$direction": "DESC" if aggregate.op == "max" else "ASC", "$limit": str(TIES)})
+        rows = self.kg.graph.select(query)
+        if not rows:
+            return self._facts(understanding, [], [], form="ordered", relation=aggregate.relation, op=aggregate.op, empty=True,
+                               counting=counting, sparql=query, **base)
+        top = rows[0]["v"].value
+        tied = [r for r in rows if r["v"].value == top] if bundle.relations[aggregate.relation].kind not in ("date", "year") else \
+            [r for r in rows if r["v"].value[:10] == top[:10]]
+        shown = str(int(float(top))) if counting else self._value(Node(top, False), aggregate.relation)[1]
+        answers = [Answer(self._label(r["film"].value), r["film"].value) for r in tied]
+        facts = [Fact(r["film"].value, self._label(r["film"].value), aggregate.relation, top, shown, "kg") for r in tied]
+        return self._facts(understanding, answers, facts, form="ordered", relation=aggregate.relation, op=aggregate.op, value=shown,
+                           counting=counting, oscars=counting and aggregate.families != ("*count",), sparql=query, **base)
+
+    def _list(self, constraints: list[Constraint], limit: int) -> list[tuple[str, str]]:
+        query = queries.compose_query("list", self.kg.bundle, constraints, **{"$limit": str(limit)})
+        films = [r["film"].value for r in self.kg.graph.select(query) if "film" in r]
+        labels = self.kg.labels
+        ranked = sorted(films, key=lambda f: (-(labels.info(f) or ("", "", 0, None))[2], self._label(f)))
+        return [(f, self._label(f)) for f in ranked]
+
+    def _is_genre(self, constraint: Constraint) -> bool:
+        rel = self.kg.bundle.relations.get(constraint.relations[0])
+        return rel is not None and rel.value_class == "genre"
+
+    def _described(self, constraint: Constraint) -> dict:
+        rel = self.kg.bundle.relations.get(constraint.relations[0])
+        return {"relations": list(constraint.relations), "op": constraint.op, "said": constraint.said,
+                "noun": rel.noun if rel else "", "group": rel.value_class if rel else "",
+                "values": [self._label(v) for v in constraint.values] if constraint.op in ("in", "not_in") else list(constraint.values)}

@@ -1,0 +1,491 @@
+"""Compositional questions: yes/no checks, comparisons, superlatives, counts, and films that meet conditions.
+
+    "Did Ridley Scott direct Alien?"              -> Verification(director, Alien, Ridley Scott)
+    "Which is longer, Titanic or Avatar?"         -> Comparison(duration, greater, [Titanic, Avatar])
+    "What is Spielberg's longest film?"          -> Aggregate(max, duration) over Constraint(director in {Spielberg})
+    "How many Oscars did Aliens win?"            -> Aggregate(count, families=Academy Awards) over the ask award_received+
+    "comedies from the 90s directed by X"        -> Constraint(genre in comedies), Constraint(date 1990-1999), Constraint(director in {X})
+
+The reader works on one clause with its linked names and the quantities written in it
+(bot.understanding.quantities). Relations are found by their cue words in the bundle's own
+phrasings (bot.understanding.lexicon), never by fixed property IRIs, so any KG with a date, a
+running time or awards is read the same way. A reading must account for the clause's words like
+any other parse; otherwise the parser falls back to reading a relation chain, or says what it could
+not read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bot.core.contracts import Aggregate, Ask, Comparison, Constraint, Hop, LinkedEntity, Verification
+from bot.core.text import Token
+from bot.understanding.lexicon import FILM_WORDS, STOP, Lexicon
+from bot.understanding.linking import link_span
+from bot.understanding.mentions import Span
+from bot.understanding.quantities import Quantity, quantities
+
+YES_NO_START = frozenset("did does do is was were has have are can could had".split())
+FILLER_START = frozenset("ok okay so hey hi hello yo well question quick please um and but".split())
+COMPARATIVES = {  # word -> (what is compared, the greater value wins)
+    "longer": ("duration", True), "shorter": ("duration", False), "older": ("date", False), "newer": ("date", True),
+    "earlier": ("date", False), "later": ("date", True), "younger": ("date", True),
+}
+SUPERLATIVES = {
+    "longest": ("duration", "max"), "shortest": ("duration", "min"), "newest": ("date", "max"), "latest": ("date", "max"),
+    "oldest": ("date", "min"), "earliest": ("date", "min"), "youngest": ("date", "max"), "last": ("date", "max"),
+    "first": ("date", "min"), "highest": ("money", "max"), "lowest": ("money", "min"), "biggest": ("money", "max"),
+    "smallest": ("money", "min"),
+}
+MONEY_WORDS = frozenset("money gross grossed grossing earned earn earnings revenue successful box office takings".split())
+AWARD_COUNT_WORDS = frozenset("oscars oscar awards award prizes prize".split())
+MOST = frozenset({"most", "more"})
+GLOBAL_SCOPE = re.compile(r"\b(?:in (?:your|the|my) (?:database|knowledge graph|graph|kg|collection|data)|(?:you|u) know|of all time|ever|"
+                          r"(?:you|u) have|in (?:the|your) (?:whole|entire) )", re.I)
+ANY_ROLE_WORDS = frozenset("made make makes making worked work works working done do involved".split())
+WITH_WORDS = frozenset({"with", "featuring", "starring", "and", "together"})
+NEGATIONS = frozenset({"without", "excluding", "except", "not"})
+COUNTRY_ADJECTIVES = {
+    "american": "United States", "british": "United Kingdom", "english": "United Kingdom", "french": "France", "german": "Germany",
+    "italian": "Italy", "spanish": "Spain", "japanese": "Japan", "canadian": "Canada", "australian": "Australia",
+    "turkish": "Turkey", "swiss": "Switzerland", "austrian": "Austria", "irish": "Ireland", "swedish": "Sweden", "danish": "Denmark",
+    "norwegian": "Norway", "finnish": "Finland", "dutch": "Netherlands", "belgian": "Belgium", "polish": "Poland", "czech": "Czech Republic",
+    "hungarian": "Hungary", "greek": "Greece", "portuguese": "Portugal", "russian": "Russia", "soviet": "Soviet Union", "chinese": "China",
+    "taiwanese": "Taiwan", "korean": "South Korea", "indian": "India", "iranian": "Iran", "israeli": "Israel", "mexican": "Mexico",
+    "brazilian": "Brazil", "argentine": "Argentina", "argentinian": "Argentina", "chilean": "Chile", "moroccan": "Morocco",
+    "thai": "Thailand", "indonesian": "Indonesia", "lebanese": "Lebanon", "zealand": "New Zealand",
+}
+SUBGENRES = {"slasher": "horror"}  # a genre counted with a broader one (besides the labels that contain the broader word)
+
+
+@dataclass
+class Composition:
+    """A clause read as a compositional question (exactly one of the slots besides `constraints` at most)."""
+
+    entities: list[LinkedEntity] = field(default_factory=list)
+    asks: list[Ask] = field(default_factory=list)
+    constraints: list[Constraint] = field(default_factory=list)
+    aggregate: Aggregate | None = None
+    comparison: Comparison | None = None
+    verification: Verification | None = None
+    used: set[int] = field(default_factory=set)  # tokens the reading accounts for
+    relations: set[str] = field(default_factory=set)  # relations whose cues the question may use
+    not_found: str = ""  # a name the question compares or checks that the graph does not have
+
+
+@dataclass
+class Name:
+    span: Span
+    entity: LinkedEntity
+
+    @property
+    def tokens(self) -> range:
+        return range(self.span.tok_start, self.span.tok_end)
+
+
+class Composer:
+    """Reads the compositional forms of a clause against one KG."""
+
+    def __init__(self, kg, lexicon: Lexicon, wording: frozenset[str]):
+        self.kg = kg
+        self.labels = kg.labels
+        self.bundle = kg.bundle
+        self.lexicon = lexicon
+        self.wording = wording
+        rels = self.bundle.relations
+        self.person_relations = [n for n, r in rels.items() if r.value_class == "person"]
+        self.by_group = {}
+        for name, rel in rels.items():
+            if rel.value_class and rel.value_class not in ("person", "film"):
+                self.by_group.setdefault(rel.value_class, name)
+        date = self.bundle.date_relation
+        self.date = date.name if date else ""
+        self.duration = self._number_relation({"long", "runtime", "minutes", "duration"})
+        self.money = self._number_relation({"gross", "grossed", "money", "box", "office", "earn"})
+        self.award = self.by_group.get("award", "")
+        self.oscars = tuple(sorted(self.labels.iris[i] for i, (label, group) in enumerate(zip(self.labels.labels, self.labels.groups))
+                                   if group == "award" and label.casefold().startswith("academy award")))
+
+    def _number_relation(self, cues: set[str]) -> str:
+        best = max(((len(self.lexicon.cues.get(n, frozenset()) & cues), n) for n, r in self.bundle.relations.items() if r.kind == "number"),
+                   default=(0, ""))
+        return best[1] if best[0] else ""
+
+    def relation_of(self, kind: str) -> str:
+        return {"date": self.date, "duration": self.duration, "money": self.money}[kind]
+
+    # --- the clause ---------------------------------------------------------------------
+
+    def read(self, text: str, toks: list[Token], spans: list[Span], a: int, b: int, name_like) -> Composition | None:
+        words = [toks[k][0] for k in range(a, b)]
+        start = 0
+        while start < len(words) and words[start] in FILLER_START:
+            start += 1
+        names = self._names(text, toks, spans, a, b, name_like)
+        skip = [(n.span.start, n.span.end) for n in names]
+        clause_text = text[: toks[b - 1][2]]
+        quants = [q for q in quantities(clause_text, skip) if q.start >= toks[a][1]]
+        first = words[start] if start < len(words) else ""
+        reading = None
+        if "how" in words and "many" in words:
+            reading = self._count(text, toks, a, b, names, quants)
+        elif any(w in COMPARATIVES for w in words) or self._more_money(words) or self._more_of(words):
+            reading = self._comparison(text, toks, a, b, names, first in YES_NO_START)
+        if reading is None and first in YES_NO_START:
+            reading = self._verification(text, toks, a, b, names, quants)
+        if reading is None and (any(w in SUPERLATIVES for w in words) or "most" in words):
+            reading = self._superlative(text, toks, a, b, names, quants)
+        if reading is None:
+            reading = self._filter(text, toks, a, b, names, quants)
+        if reading is not None:
+            for q in quants:
+                reading.used |= {k for k in range(a, b) if toks[k][1] >= q.start and toks[k][2] <= q.end}
+        return reading
+
+    def _names(self, text, toks, spans, a, b, name_like) -> list[Name]:
+        """The clause's names, longest first and not overlapping; a genre, country or language word counts too
+        unless it is a relation cue of its own ("music" asks for the composer)."""
+        chosen: list[Name] = []
+        for span in sorted((s for s in spans if a <= s.tok_start and s.tok_end <= b and s.ids), key=lambda s: (-s.length, -s.fuzzy_score)):
+            if any(span.tok_start < n.span.tok_end and n.span.tok_start < span.tok_end for n in chosen):
+                continue
+            entity = link_span(span, text, self.labels, None, [])
+            if entity is None:
+                continue
+            word_only = not name_like(toks, span)
+            if entity.group in ("film", "person") and (word_only or span.length == 1 and not text[span.start].isupper() and span.fuzzy_score < 100):
+                continue
+            if entity.group not in ("film", "person"):
+                words = [toks[k][0] for k in range(span.tok_start, span.tok_end)]
+                if span.length == 1 and (self.lexicon.is_cue(words[0]) or words[0] in STOP or len(words[0]) < 2):
+                    if not (entity.group == self._rating_group() and self._rated(toks, span)):
+                        continue
+            chosen.append(Name(span, entity))
+        return sorted(chosen, key=lambda n: n.span.tok_start)
+
+    def _rating_group(self) -> str:
+        rel = self.bundle.relations.get(self.lexicon_relation("rated"))
+        return rel.value_class if rel else ""
+
+    def lexicon_relation(self, word: str) -> str:
+        owners = sorted(self.lexicon.relations_of(word))
+        return owners[0] if owners else ""
+
+    @staticmethod
+    def _rated(toks, span: Span) -> bool:
+        near = [toks[k][0] for k in range(max(0, span.tok_start - 2), min(len(toks), span.tok_end + 2))]
+        return "rated" in near or "rating" in near
+
+    # --- relations of people ----------------------------------------------------------
+
+    def person_relations_for(self, toks, name: Name, a: int, b: int, others: list[Name]) -> tuple[tuple[str, ...], set[int]]:
+        """The relations a person takes part in, as the clause words say ("directed by X", "starring X", "X scored"),
+        with the tokens that said it; all of the person's roles when the words say "made" or nothing."""
+        used: set[int] = set()
+        near = list(range(max(a, name.span.tok_start - 3), name.span.tok_start)) + list(range(name.span.tok_end, min(b, name.span.tok_end + 2)))
+        blocked = {k for o in others for k in o.tokens}
+        for k in sorted(near, key=lambda k: abs(k - name.span.tok_start)):
+            if k in blocked:
+                continue
+            word = toks[k][0]
+            owners = [r for r in self.lexicon.relations_of(word) if r in self.person_relations]
+            if owners and word not in ANY_ROLE_WORDS:
+                used.add(k)
+                return tuple(sorted(owners)), used
+            if word == "with" and k == name.span.tok_start - 1:
+                used.add(k)
+                cast = [r for r in self.person_relations if {"starred", "actors"} & self.lexicon.cues.get(r, frozenset())]
+                return tuple(cast or self.person_relations), used
+        roles = self.roles_of(name.entity)
+        return tuple(sorted(roles)) or tuple(self.person_relations), used
+
+    def roles_of(self, entity: LinkedEntity) -> set[str]:
+        idx = self.labels.by_iri.get(entity.iri)
+        if idx is None:
+            return set()
+        out = set()
+        for rel in self.person_relations:
+            side = "o" if self.bundle.relations[rel].direction == "forward" else "s"
+            if self.labels.has_role(idx, rel, side):
+                out.add(rel)
+        return out
+
+    def clause_verb_relations(self, toks, a: int, b: int, skip: set[int]) -> tuple[tuple[str, ...], set[int]]:
+        """Person relations named anywhere in the clause ("did X score", "how many films did X direct")."""
+        for k in range(a, b):
+            if k in skip:
+                continue
+            word = toks[k][0]
+            owners = [r for r in self.lexicon.relations_of(word) if r in self.person_relations]
+            if owners and word not in ANY_ROLE_WORDS:
+                return tuple(sorted(owners)), {k}
+        return (), set()
+
+    # --- conditions -------------------------------------------------------------------
+
+    def genre_family(self, entity: LinkedEntity) -> tuple[str, ...]:
+        """A genre read broadly: 'comedy' also counts romantic comedy, black comedy and comedy-drama; 'horror' slashers."""
+        head = entity.label.casefold()
+        out = [entity.iri]
+        for i, (label, group) in enumerate(zip(self.labels.labels, self.labels.groups)):
+            low = label.casefold()
+            if group == entity.group and i != self.labels.by_iri.get(entity.iri):
+                if re.search(rf"\b{re.escape(head)}\b", low) or SUBGENRES.get(low) == head:
+                    out.append(self.labels.iris[i])
+        return tuple(out)
+
+    def value_constraint(self, name: Name) -> Constraint | None:
+        """A genre, country, language, rating, award or series named as a condition on films."""
+        relation = self.by_group.get(name.entity.group)
+        if not relation:
+            return None
+        values = self.genre_family(name.entity) if name.entity.group == "genre" else (name.entity.iri,)
+        return Constraint((relation,), "in", values, name.entity.label)
+
+    def quantity_constraints(self, quants: list[Quantity]) -> list[Constraint] | None:
+        out = []
+        for q in quants:
+            relation = self.relation_of(q.kind)
+            if not relation:
+                return None
+            value = str(int(q.value)) if float(q.value).is_integer() else str(q.value)
+            out.append(Constraint((relation,), q.op, (value,), q.said))
+        return out
+
+    def country_adjectives(self, toks, a: int, b: int, taken: set[int]) -> list[tuple[int, Constraint]]:
+        relation = self.by_group.get("country")
+        out = []
+        if not relation:
+            return out
+        for k in range(a, b):
+            if k in taken or toks[k][0] not in COUNTRY_ADJECTIVES:
+                continue
+            nxt = toks[k + 1][0] if k + 1 < b else ""
+            if nxt in FILM_WORDS or nxt in self.lexicon.cues.get(self.by_group.get("genre", ""), frozenset()) or self._is_genre_word(nxt):
+                ids = [i for i in self.labels.lookup(COUNTRY_ADJECTIVES[toks[k][0]].casefold()) if self.labels.groups[i] == "country"]
+                if ids:
+                    out.append((k, Constraint((relation,), "in", (self.labels.iris[ids[0]],), toks[k][0].capitalize())))
+        return out
+
+    def _is_genre_word(self, word: str) -> bool:
+        return any(self.labels.groups[i] == "genre" for i in self.labels.lookup_any(word))
+
+    # --- the forms ----------------------------------------------------------------------
+
+    def _verification(self, text, toks, a, b, names: list[Name], quants: list[Quantity]) -> Composition | None:
+        films = [n for n in names if n.entity.group == "film"]
+        others = [n for n in names if n.entity.group != "film"]
+        if len(films) != 1:
+            return None
+        film = films[0]
+        reading = Composition(entities=[film.entity], used=set(film.tokens))
+        words = {toks[k][0] for k in range(a, b)}
+        if others:
+            value = others[0]
+            reading.entities.append(value.entity)
+            reading.used |= set(value.tokens)
+            if value.entity.group == "person":
+                relations, used = self.clause_verb_relations(toks, a, b, set(film.tokens) | set(value.tokens))
+                if not relations:
+                    relations = tuple(r for r in self.person_relations if {"starred", "actors"} & self.lexicon.cues.get(r, frozenset())) if (
+                        words & {"in", "star", "starred", "act", "acted", "appear", "appeared"}) else tuple(self.person_relations)
+                reading.used |= used
+                reading.relations |= set(relations)
+                reading.verification = Verification(";".join(relations), 0, 1)
+                return reading
+            relation = self.by_group.get(value.entity.group)
+            if not relation:
+                return None
+            families = self.genre_family(value.entity) if value.entity.group == "genre" else ()
+            reading.relations.add(relation)
+            reading.verification = Verification(relation, 0, 1, families=families)
+            return reading
+        if quants:
+            q = quants[0]
+            relation = self.relation_of(q.kind)
+            if not relation:
+                return None
+            reading.relations.add(relation)
+            if q.kind == "date":
+                years = [int(x.value) for x in quants if x.kind == "date"]
+                op = "=" if len(set(years)) == 1 and len(years) == 2 else ("year>=" if q.op == "year>=" else "year<=")
+                reading.verification = Verification(relation, 0, None, op, str(min(years) if op != "year<=" else max(years)))
+            else:
+                reading.verification = Verification(relation, 0, None, q.op, str(int(q.value)))
+            return reading
+        if self.award and words & {"win", "won", "oscar", "oscars", "awards", "award"}:
+            reading.relations.add(self.award)
+            families = self.oscars if words & {"oscar", "oscars", "academy"} else ()
+            reading.verification = Verification(self.award, 0, None, "any", "", families)
+            return reading
+        return None
+
+    def _more_money(self, words: list[str]) -> bool:
+        return bool(MOST & set(words) and MONEY_WORDS & set(words))
+
+    def _more_of(self, words: list[str]) -> bool:
+        return "more" in words and bool(set(words) & (AWARD_COUNT_WORDS | FILM_WORDS | {"screenplays", "scripts"}))
+
+    def _comparison(self, text, toks, a, b, names: list[Name], yes_no: bool) -> Composition | None:
+        words = [toks[k][0] for k in range(a, b)]
+        films = [n for n in names if n.entity.group == "film"]
+        people = [n for n in names if n.entity.group == "person"]
+        used: set[int] = set()
+        relation, greater, count, families = "", True, False, ()
+        for k in range(a, b):
+            word = toks[k][0]
+            if word in COMPARATIVES:
+                kind, greater = COMPARATIVES[word]
+                relation = self.relation_of(kind)
+                used.add(k)
+                break
+        if not relation and "first" in words and set(words) & {"came", "come", "released", "out", "premiered"}:
+            relation, greater = self.date, False
+            used |= {k for k in range(a, b) if toks[k][0] == "first"}
+        if not relation and self._more_money(words):
+            relation, greater = self.money, "less" not in words
+            used |= {k for k in range(a, b) if toks[k][0] in MONEY_WORDS | MOST}
+        if not relation and "more" in words and set(words) & AWARD_COUNT_WORDS and len(films) >= 2:
+            relation, count = self.award, True
+            families = self.oscars if set(words) & {"oscar", "oscars", "academy"} else ()
+            used |= {k for k in range(a, b) if toks[k][0] in AWARD_COUNT_WORDS | MOST}
+        if not relation and "more" in words and len(people) >= 2:
+            relations, verb = self.clause_verb_relations(toks, a, b, {k for n in people for k in n.tokens})
+            if not relations:
+                return None
+            relation, count = relations[0], True
+            used |= verb | {k for k in range(a, b) if toks[k][0] in MOST | FILM_WORDS | {"screenplays", "scripts"}}
+            items = people
+        else:
+            items = films
+        if not relation or len(items) < 2:
+            if relation and len(items) == 1 and yes_no:
+                return None
+            return None
+        reading = Composition(entities=[n.entity for n in items], used=used | {k for n in items for k in n.tokens})
+        reading.relations.add(relation)
+        reading.comparison = Comparison(relation, greater, tuple(range(len(items))), count, families, "yes" if yes_no else "")
+        return reading
+
+    def _scope(self, text, toks, a, b, names: list[Name], quants: list[Quantity], reading: Composition) -> bool:
+        """The films a superlative, count or filter is over: conditions from the clause's names and quantities."""
+        people = [n for n in names if n.entity.group == "person"]
+        for name in names:
+            if name.entity.group == "film":
+                return False  # a title in the clause: not a question over a set of films
+            if name.entity.group == "person":
+                relations, used = self.person_relations_for(toks, name, a, b, [n for n in names if n is not name])
+                negated = any(toks[k][0] in NEGATIONS for k in range(max(a, name.span.tok_start - 2), name.span.tok_start))
+                if negated:
+                    reading.used |= {k for k in range(max(a, name.span.tok_start - 2), name.span.tok_start) if toks[k][0] in NEGATIONS}
+                reading.constraints.append(Constraint(relations, "not_in" if negated else "in", (name.entity.iri,), name.entity.label))
+                reading.used |= used | set(name.tokens)
+                reading.relations |= set(relations)
+                reading.entities.append(name.entity)
+                continue
+            constraint = self.value_constraint(name)
+            if constraint is None:
+                return False
+            reading.constraints.append(constraint)
+            reading.used |= set(name.tokens)
+            reading.relations |= set(constraint.relations)
+            reading.entities.append(name.entity)
+        for k, constraint in self.country_adjectives(toks, a, b, reading.used):
+            reading.constraints.append(constraint)
+            reading.used.add(k)
+            reading.relations |= set(constraint.relations)
+        extra = self.quantity_constraints(quants)
+        if extra is None:
+            return False
+        reading.constraints += extra
+        reading.relations |= {r for c in extra for r in c.relations}
+        if len(people) > 1:
+            reading.used |= {k for k in range(a, b) if toks[k][0] in ("both", "together", "and")}
+        return True
+
+    def _superlative(self, text, toks, a, b, names, quants) -> Composition | None:
+        words = [toks[k][0] for k in range(a, b)]
+        reading = Composition()
+        op, relation = "", ""
+        for k in range(a, b):
+            word = toks[k][0]
+            if word in SUPERLATIVES:
+                kind, op = SUPERLATIVES[word][0], SUPERLATIVES[word][1]
+                if kind == "money" and not set(words) & MONEY_WORDS:
+                    continue
+                relation = self.relation_of(kind)
+                reading.used.add(k)
+                break
+        if not relation and "most" in words:
+            if set(words) & MONEY_WORDS:
+                relation, op = self.money, "max"
+                reading.used |= {k for k in range(a, b) if toks[k][0] in MONEY_WORDS | {"most"}}
+            elif set(words) & AWARD_COUNT_WORDS:
+                relation, op = self.award, "max_count"
+                reading.used |= {k for k in range(a, b) if toks[k][0] in AWARD_COUNT_WORDS | {"most"}}
+            else:
+                relations, verb = self.clause_verb_relations(toks, a, b, {k for n in names for k in n.tokens})
+                counted = [k for k in range(a, b) if toks[k][0] in FILM_WORDS | {"screenplays", "scripts", "often", "times"}]
+                if relations and (counted or "who" in words or "which" in words):
+                    relation, op = relations[0], "most"
+                    reading.used |= verb | set(counted) | {k for k in range(a, b) if toks[k][0] in ("most", "often")}
+        if not relation:
+            return None
+        if not self._scope(text, toks, a, b, names, quants, reading):
+            return None
+        if op == "most":
+            # "which actor appears most often with De Niro": the named person is not one of the answers
+            reading.aggregate = Aggregate("most", relation)
+        elif op == "max_count":
+            reading.aggregate = Aggregate("max", relation, self.oscars if set(words) & {"oscar", "oscars", "academy"} else ("*count",))
+        else:
+            reading.aggregate = Aggregate(op, relation)
+        reading.relations.add(relation)
+        reading.used |= {k for k in range(a, b) if GLOBAL_SCOPE.search(text[toks[k][1] : toks[min(b - 1, k + 3)][2]])}
+        return reading
+
+    def _count(self, text, toks, a, b, names, quants) -> Composition | None:
+        words = [toks[k][0] for k in range(a, b)]
+        many = words.index("many")
+        noun = words[many + 1] if many + 1 < len(words) else ""
+        reading = Composition(used={a + many, a + words.index("how")})
+        films = [n for n in names if n.entity.group == "film"]
+        if noun in AWARD_COUNT_WORDS and len(films) == 1 and self.award:
+            reading.entities.append(films[0].entity)
+            reading.used |= set(films[0].tokens) | {a + many + 1}
+            families = self.oscars if noun in ("oscar", "oscars") or "academy" in words else ()
+            reading.asks.append(Ask((Hop(self.award, True),), 0, None, text[toks[a][1] : toks[b - 1][2]]))
+            reading.aggregate = Aggregate("count", self.award, families)
+            reading.relations.add(self.award)
+            return reading
+        if noun not in FILM_WORDS and not (names and noun in ("", "times")) and not set(words) & {"been"}:
+            return None
+        reading.used |= {a + k for k, w in enumerate(words) if w in FILM_WORDS}
+        if not self._scope(text, toks, a, b, names, quants, reading):
+            return None
+        people = [c for c in reading.constraints if c.op == "in" and any(r in self.person_relations for r in c.relations)]
+        if len(people) == 1 and len(names) == 1:
+            verb, used = self.clause_verb_relations(toks, a, b, set(reading.used))
+            if verb:
+                reading.constraints[reading.constraints.index(people[0])] = Constraint(verb, "in", people[0].values, people[0].said)
+                reading.used |= used
+                reading.relations |= set(verb)
+        reading.aggregate = Aggregate("count")
+        reading.used |= {k for k in range(a, b) if GLOBAL_SCOPE.search(text[toks[k][1] : toks[min(b - 1, k + 3)][2]])}
+        return reading
+
+    def _filter(self, text, toks, a, b, names, quants) -> Composition | None:
+        words = [toks[k][0] for k in range(a, b)]
+        people = [n for n in names if n.entity.group == "person"]
+        values = [n for n in names if n.entity.group not in ("film", "person")]
+        asks_films = bool(set(words) & FILM_WORDS) or any(self._is_genre_word(w) for w in words) or words[:1] in (["which"], ["any"], ["what"])
+        material = bool(quants) or bool(values) or len(people) >= 2 or bool(self.country_adjectives(toks, a, b, set()))
+        if not asks_films or not material:
+            return None
+        reading = Composition()
+        if not self._scope(text, toks, a, b, names, quants, reading):
+            return None
+        if not reading.constraints:
+            return None
+        return reading
