@@ -249,6 +249,10 @@ class Agent:
                 facts = self._after(understanding, n, parts[ask.after])
             if ask.others:
                 facts = without_earlier(facts, understanding, conversation)
+            if ask.families:
+                wanted = set(ask.families)
+                facts.answers = [a for a in facts.answers if a.iri in wanted]
+                facts.facts = [f for f in facts.facts if f.value in wanted]
             parts.append(facts)
         if len(parts) == 1 and not (understanding.missing or understanding.unclear):
             return parts[0]

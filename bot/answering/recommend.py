@@ -248,7 +248,8 @@ class Recommender:
         text = understanding.text
         covered = [(e.start, e.end) for e in understanding.entities]
         # tokens inside a linked entity count as wording, so runs stop at them
-        toks = [("and", s, e) if any(a <= s and e <= b for a, b in covered) else (t, s, e) for t, s, e in tokens(text)]
+        spell = self.agent.understander.speller  # "Any fils like Zootopia": a misspelt request word is no name
+        toks = [("and", s, e) if any(a <= s and e <= b for a, b in covered) else (spell(t), s, e) for t, s, e in tokens(text)]
 
         def title_word(i: int) -> bool:  # a capitalised word of a name that is also question wording ("Star" Wars)
             word, start, _ = toks[i]
@@ -269,15 +270,64 @@ class Recommender:
         if self.ranker is None:
             return Facts(Kind.RECOMMENDATION, understanding.text, message="I have no KG embeddings for this knowledge graph, so I cannot recommend films yet.")
         liked = self.liked(understanding, conversation)
+        if not liked.films and understanding.constraints:
+            return self._by_conditions(understanding, liked, conversation)
         notes = self._notes(liked)
         if not liked.films:
             ask = "Tell me one or more films you like, for example \"Recommend movies like The Matrix and Heat\"."
             return Facts(Kind.RECOMMENDATION, understanding.text, topic=understanding.entities, message=" ".join(notes + [ask]))
-        exclude = self._same_titles(liked.films)
+        exclude = self._same_titles(liked.films) | self._shown_before(understanding, conversation)
         picks, themes = self.ranker.rank([f.iri for f in liked.films], exclude, self.count, self.diversity)
         if not picks:
             return Facts(Kind.RECOMMENDATION, understanding.text, topic=liked.films, message=" ".join(notes + ["I found no other films to recommend."]))
         return self._facts(understanding, liked, picks, themes, notes)
+
+    def _shown_before(self, understanding: Understanding, conversation) -> set[int]:
+        """'More like that': the films recommended in the previous turn are not recommended again."""
+        if understanding.entities or conversation is None or not conversation.turns:
+            return set()
+        previous = conversation.turns[-1][1]
+        if previous.kind != Kind.RECOMMENDATION:
+            return set()
+        return {self.ranker.position[a.iri] for a in previous.answers if a.iri in self.ranker.position}
+
+    def _by_conditions(self, understanding: Understanding, liked: Liked, conversation) -> Facts:
+        """'I'm a big fan of Tim Burton', 'a 70s horror film': films like a person's films, or the best-known films that
+        meet the conditions."""
+        kg = self.agent.kg
+        people = [c for c in understanding.constraints if c.op == "in" and all(kg.bundle.relations[r].value_class == "person" for r in c.relations)]
+        shown_before = self._shown_before(understanding, conversation)
+        if people and len(people) == len(understanding.constraints):
+            seeds = self._films_meeting(people, 8)
+            liked = Liked(films=[LinkedEntity(label, iri, label, 100.0, "film", year=kg.labels.years[kg.labels.by_iri[iri]])
+                                 for iri, label in seeds if iri in self.ranker.position])
+            if liked.films:
+                exclude = self._same_titles(liked.films) | shown_before
+                picks, themes = self.ranker.rank([f.iri for f in liked.films], exclude, self.count, self.diversity)
+                if picks:
+                    facts = self._facts(understanding, liked, picks, themes, [])
+                    who = join_labels([c.said for c in people])
+                    facts.message = facts.message.replace("you might enjoy:", f"(films of {who}), you might enjoy:", 1)
+                    return facts
+        films = [(iri, label) for iri, label in self._films_meeting(understanding.constraints, 40)
+                 if self.ranker.position.get(iri) not in shown_before][: self.count]
+        said = join_labels(list(dict.fromkeys(c.said for c in understanding.constraints if c.said)))
+        if not films:
+            return Facts(Kind.RECOMMENDATION, understanding.text, message=f"I found no films in my knowledge graph for {said}.")
+        answers = [Answer(label, iri) for iri, label in films]
+        facts = [Fact(iri, label, "matches", iri, label, "kg", {"conditions": [c.said for c in understanding.constraints]}) for iri, label in films]
+        lines = [f"{n}. {label}" + (f" ({kg.labels.years[kg.labels.by_iri[iri]]})" if kg.labels.years[kg.labels.by_iri[iri]] else "")
+                 for n, (iri, label) in enumerate(films, 1)]
+        message = "\n".join([f"Some of the best-known films in my knowledge graph for {said}:", *lines])
+        return Facts(Kind.RECOMMENDATION, understanding.text, answers, facts, understanding.entities, message=message)
+
+    def _films_meeting(self, constraints, limit: int) -> list[tuple[str, str]]:
+        """The best-known films (most connected in the graph) that meet every condition."""
+        kg = self.agent.kg
+        rows = kg.graph.select(queries.compose_query("list", kg.bundle, constraints, **{"$limit": "500"}))
+        films = [r["film"].value for r in rows if "film" in r and r["film"].value in kg.labels.by_iri]
+        films.sort(key=lambda f: (-kg.labels.degree[kg.labels.by_iri[f]], kg.labels.label_of(f)))
+        return [(f, kg.labels.label_of(f)) for f in films[:limit]]
 
     def _same_titles(self, films: list[LinkedEntity]) -> set[int]:
         """Film-matrix positions of the liked films and of every film with the same title (remakes, duplicates)."""

@@ -74,6 +74,7 @@ class Ask:
     text: str = ""  # the part of the message it was read from
     confidence: float = 0.0
     others: bool = False  # "what else", "which other": the films the message or conversation named are left out
+    families: tuple[str, ...] = ()  # only these values answer it ("which Oscars": the Academy Awards among the awards)
 
 
 @dataclass(frozen=True)

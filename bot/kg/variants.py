@@ -68,6 +68,8 @@ def title_variants(label: str) -> set[str]:
             forms.add(main)
         if real_subtitle:
             forms.add(subtitle)
+        if len(parts) > 2 and _significant(main, 1):
+            forms.add(f"{main} {subtitle}")  # "John Wick: Chapter 3 – Parabellum" is also "John Wick: Parabellum"
     for form in list(forms):
         forms |= _number_forms(form)
     for form in list(forms):

@@ -36,7 +36,7 @@ SUPERLATIVES = {
     "longest": ("duration", "max"), "shortest": ("duration", "min"), "newest": ("date", "max"), "latest": ("date", "max"),
     "oldest": ("date", "min"), "earliest": ("date", "min"), "youngest": ("date", "max"), "last": ("date", "max"),
     "first": ("date", "min"), "highest": ("money", "max"), "lowest": ("money", "min"), "biggest": ("money", "max"),
-    "smallest": ("money", "min"),
+    "smallest": ("money", "min"), "recent": ("date", "max"),
 }
 MONEY_WORDS = frozenset("money gross grossed grossing earned earn earnings revenue successful box office takings".split())
 AWARD_COUNT_WORDS = frozenset("oscars oscar awards award prizes prize".split())
@@ -56,7 +56,9 @@ COUNTRY_ADJECTIVES = {
     "brazilian": "Brazil", "argentine": "Argentina", "argentinian": "Argentina", "chilean": "Chile", "moroccan": "Morocco",
     "thai": "Thailand", "indonesian": "Indonesia", "lebanese": "Lebanon", "zealand": "New Zealand",
 }
-SUBGENRES = {"slasher": "horror"}  # a genre counted with a broader one (besides the labels that contain the broader word)
+SUBGENRES = {"slasher": "horror"}
+COMPOSITION_WORDS = frozenset(COMPARATIVES) | frozenset(SUPERLATIVES) | MONEY_WORDS | AWARD_COUNT_WORDS | frozenset(
+    "recent often times together both without excluding".split())  # a genre counted with a broader one (besides the labels that contain the broader word)
 
 
 @dataclass
@@ -130,7 +132,7 @@ class Composer:
         reading = None
         if "how" in words and "many" in words:
             reading = self._count(text, toks, a, b, names, quants)
-        elif any(w in COMPARATIVES for w in words) or self._more_money(words) or self._more_of(words):
+        elif any(w in COMPARATIVES for w in words) or self._more_money(words) or self._more_of(words) or self._came_first(words):
             reading = self._comparison(text, toks, a, b, names, first in YES_NO_START)
         if reading is None and first in YES_NO_START:
             reading = self._verification(text, toks, a, b, names, quants)
@@ -147,14 +149,16 @@ class Composer:
         """The clause's names, longest first and not overlapping; a genre, country or language word counts too
         unless it is a relation cue of its own ("music" asks for the composer)."""
         chosen: list[Name] = []
+        years = [int(y) for y in re.findall(r"\b(1[89]\d\d|20\d\d)\b", text)]
         for span in sorted((s for s in spans if a <= s.tok_start and s.tok_end <= b and s.ids), key=lambda s: (-s.length, -s.fuzzy_score)):
             if any(span.tok_start < n.span.tok_end and n.span.tok_start < span.tok_end for n in chosen):
                 continue
-            entity = link_span(span, text, self.labels, None, [])
+            entity = link_span(span, text, self.labels, None, years)
             if entity is None:
                 continue
             word_only = not name_like(toks, span)
-            if entity.group in ("film", "person") and (word_only or span.length == 1 and not text[span.start].isupper() and span.fuzzy_score < 100):
+            lowercase_guess = span.length == 1 and not text[span.start].isupper() and span.source == "fuzzy"
+            if entity.group in ("film", "person") and (word_only or lowercase_guess):
                 continue
             if entity.group not in ("film", "person"):
                 words = [toks[k][0] for k in range(span.tok_start, span.tok_end)]
@@ -189,8 +193,11 @@ class Composer:
             if k in blocked:
                 continue
             word = toks[k][0]
+            if word in ANY_ROLE_WORDS:
+                used.add(k)  # "films BD Wong made": any role the person has
+                continue
             owners = [r for r in self.lexicon.relations_of(word) if r in self.person_relations]
-            if owners and word not in ANY_ROLE_WORDS:
+            if owners:
                 used.add(k)
                 return tuple(sorted(owners)), used
             if word == "with" and k == name.span.tok_start - 1:
@@ -271,6 +278,14 @@ class Composer:
     def _is_genre_word(self, word: str) -> bool:
         return any(self.labels.groups[i] == "genre" for i in self.labels.lookup_any(word))
 
+    def conditions(self, text: str, toks: list[Token], spans: list[Span], name_like) -> list[Constraint]:
+        """The conditions a recommendation request names besides its films: 'a 70s horror film', 'a fan of Tim Burton'."""
+        a, b = 0, len(toks)
+        names = [n for n in self._names(text, toks, spans, a, b, name_like) if n.entity.group != "film"]
+        quants = quantities(text, [(n.span.start, n.span.end) for n in names])
+        reading = Composition()
+        return reading.constraints if self._scope(text, toks, a, b, names, quants, reading) else []
+
     # --- the forms ----------------------------------------------------------------------
 
     def _verification(self, text, toks, a, b, names: list[Name], quants: list[Quantity]) -> Composition | None:
@@ -320,6 +335,11 @@ class Composer:
             reading.verification = Verification(self.award, 0, None, "any", "", families)
             return reading
         return None
+
+    @staticmethod
+    def _came_first(words: list[str]) -> bool:
+        return bool({"first", "earlier", "later", "last"} & set(words) and {"came", "come", "released", "premiered", "out"} & set(words)
+                    and {"or", "and"} & set(words))
 
     def _more_money(self, words: list[str]) -> bool:
         return bool(MOST & set(words) and MONEY_WORDS & set(words))
@@ -410,12 +430,12 @@ class Composer:
         op, relation = "", ""
         for k in range(a, b):
             word = toks[k][0]
-            if word in SUPERLATIVES:
+            if word in SUPERLATIVES and not (word == "recent" and toks[k - 1][0] != "most"):
                 kind, op = SUPERLATIVES[word][0], SUPERLATIVES[word][1]
                 if kind == "money" and not set(words) & MONEY_WORDS:
                     continue
                 relation = self.relation_of(kind)
-                reading.used.add(k)
+                reading.used |= {k, k - 1} if word == "recent" else {k}
                 break
         if not relation and "most" in words:
             if set(words) & MONEY_WORDS:
@@ -459,7 +479,8 @@ class Composer:
             reading.aggregate = Aggregate("count", self.award, families)
             reading.relations.add(self.award)
             return reading
-        if noun not in FILM_WORDS and not (names and noun in ("", "times")) and not set(words) & {"been"}:
+        named_noun = any(n.span.tok_start == a + many + 1 and n.entity.group not in ("film", "person") for n in names)  # "how many dramas"
+        if noun not in FILM_WORDS and not named_noun and not (names and noun in ("", "times")) and not set(words) & {"been"}:
             return None
         reading.used |= {a + k for k, w in enumerate(words) if w in FILM_WORDS}
         if not self._scope(text, toks, a, b, names, quants, reading):

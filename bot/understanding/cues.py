@@ -13,6 +13,8 @@ from bot.core.kinds import CUED_KINDS, Kind
 
 RECOMMEND = re.compile(
     r"\b(recommend\w*|suggest\w*|similar (to|films?|movies?)|(films?|movies?) like\b|something like|what (else )?should i (watch|see)|"
+    r"any(thing| \w+)? like\b|more like (that|this|these|those|them|it)\b|any (good )?(ideas|tips|picks)\b|in the mood for|"
+    r"i (want|would like|'d like) to (watch|see) (a|an|some)\b|i('m| am) an? (big |huge )?fan of\b|something (good )?to watch|what to watch|"
     r"(given|since|as) (that )?i (like|liked|love|loved|enjoy|enjoyed)|i (really )?(like|liked|love|loved|enjoyed) .*(watch|recommend|suggest|similar|like it|too|also)|"
     r"if i (like|liked|love|loved|enjoyed))",
     re.I,

@@ -37,9 +37,10 @@ GENERIC = frozenset(
     please sure cool great awesome nice anyway btw actually again now today right guess think mean exactly
     film films movie movies picture pictures flick flicks feature features title titles thing things somebody someone
     anyone anybody person people everything something anything whole entire full complete
-    exist exists existing there different""".split()
+    exist exists existing there different worked work works working""".split()
 )
 _FUNCTION_WORDS = sorted(w for w in STOP | GENERIC if len(w) >= 3)
+ROLE_WORDS = frozenset("worked work works working made make done been".split())  # "has X worked with": any role of a name
 FILM_WORDS = frozenset({"film", "films", "movie", "movies", "flick", "flicks", "filmography", "work", "works"})
 # words that make a chain go through a shared value: "other films by the director of X", "what else"
 SHARE_CUES = frozenset("other others else same share shares shared sharing another".split())
@@ -130,6 +131,11 @@ class Lexicon:
     def generic_or_stop(self) -> frozenset[str]:
         return STOP | GENERIC
 
+    @property
+    def words(self) -> frozenset[str]:
+        """Every word the lexicon knows: cues, question wording, what the graph lacks."""
+        return frozenset().union(*self.cues.values()) | STOP | GENERIC | SHARE_CUES | FILM_WORDS | frozenset(self.unsupported)
+
     def relations_of(self, word: str) -> set[str]:
         return {name for name, said in self.cues.items() if word in said}
 
@@ -175,8 +181,8 @@ class Lexicon:
             if self.cues.get(hop.relation, frozenset()) & evidence or any(words <= evidence for words in self.evidence.get(hop.relation, ())):
                 continue
             from_topic = n == 0 and not hop.to_value
-            if from_topic and film_words and hop.relation in role_of_topic:
-                continue  # "Tom Hanks movies": the name plays the role, the film word asks for its films
+            if from_topic and (film_words or evidence & ROLE_WORDS) and hop.relation in role_of_topic:
+                continue  # "Tom Hanks movies", "who has X worked with": the name plays the role, the words ask for its films
             unevidenced.append(hop.relation)
         return Explanation(tuple(dict.fromkeys(other)), tuple(dict.fromkeys(unsupported)), tuple(unknown), tuple(unevidenced))
 

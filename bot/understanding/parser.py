@@ -33,7 +33,7 @@ from bot.core.text import YEAR, Token, tokens
 from bot.kg import queries
 from bot.kg.graph import KG
 from bot.understanding.classifier import ChainClassifier
-from bot.understanding.compose import Composer, Composition
+from bot.understanding.compose import COMPOSITION_WORDS, Composer, Composition
 from bot.understanding.conversation import decline_intent, social_intent
 from bot.understanding.cues import question_kind
 from bot.understanding.lexicon import FILM_WORDS, SHARE_CUES, Explanation, Lexicon, expected_answer
@@ -42,6 +42,7 @@ from bot.understanding.mentions import IndexMentions, Span
 from bot.understanding.questions import ENT, supported_chains
 
 MAX_CANDIDATES = 16
+MIN_SPELLED = 5  # shorter words are not spell-corrected ("Heat" is no typo of "heard")
 MAX_CHAINS_PER_SPAN = 12  # chains scored per span (by classifier probability) before the explanation check
 LENGTH_WEIGHT = 1.0  # log-probability bonus per token of the span
 WORDING_PENALTY = 2.5  # spans made only of question wording ("who", "film") are unlikely names
@@ -54,7 +55,8 @@ QUESTION_START = frozenset("who whom whose what which when where how why is are 
 LIST_WORDS = frozenset({"and", "or", "both", "as", "well", "also", "plus"})
 ORIGINAL_WORDS = frozenset({"original", "first", "earliest", "oldest", "older", "classic", "earlier"})
 REMAKE_WORDS = frozenset({"remake", "newest", "newer", "latest", "later", "recent", "modern", "new"})
-SEE_REQUEST = re.compile(r"^\W*(?:(?:can|could|may) i (?:please )?(?:see|have a look at)|let me see|show me|i want to see|i'?d like to see)\b", re.I)
+SEE_REQUEST = re.compile(r"\W*(?:(?:yo|hey|hi|hello|ok|okay|so|please|now)\W+)*(?:(?:can|could|may) i (?:please )?(?:see|have a look at)|"
+                         r"let me see|show me|i want to see|i'?d like to see)\b", re.I)
 
 
 @dataclass
@@ -95,6 +97,30 @@ def topic_role(bundle, hop) -> tuple[str, str]:
     return hop.relation, "s" if forward == hop.to_value else "o"
 
 
+class Speller:
+    """A misspelt question word read as the word it misspells ("lonest" -> "longest", "directd" -> "directed"):
+    one edit (a swap counts as one) from a word of five letters or more, two from one of nine or more.
+    Names are matched by the label index, not here."""
+
+    def __init__(self, vocabulary):
+        self.vocabulary = frozenset(w for w in vocabulary if w.isalpha())
+        self.words = sorted(w for w in self.vocabulary if len(w) >= MIN_SPELLED)
+        self.memo: dict[str, str] = {}
+
+    def __call__(self, word: str) -> str:
+        if word in self.vocabulary or len(word) < MIN_SPELLED or not word.isalpha():
+            return word
+        if word not in self.memo:
+            from rapidfuzz import process
+            from rapidfuzz.distance import OSA
+
+            best = process.extractOne(word, self.words, scorer=OSA.distance, score_cutoff=2 if len(word) >= 9 else 1)
+            self.memo[word] = best[0] if best is not None else word
+            if len(self.memo) > 10_000:
+                self.memo.pop(next(iter(self.memo)))
+        return self.memo[word]
+
+
 class Understander:
     """Reads a message into a question plan against one KG."""
 
@@ -110,6 +136,7 @@ class Understander:
         known = self.vocabulary | {g for g in classifier.vocabulary if " " not in g}
         self.lexicon = Lexicon.from_bundle(kg.bundle, frozenset(known))
         self.composer = Composer(kg, self.lexicon, self.vocabulary)
+        self.speller = Speller(known | self.lexicon.words | COMPOSITION_WORDS)
         # extra mention sources (the Flair NER layer, once loaded): (text, tokens) -> Spans; a span
         # that did not validate against the KG has no ids (it is only recorded in the trace)
         self.span_sources: list[MentionSource] = []
@@ -182,16 +209,21 @@ class Understander:
             return Understanding(text, Kind.DECLINE, smalltalk=intent, confidence=1.0)
         if intent:
             return Understanding(text, Kind.SMALLTALK, smalltalk=intent, confidence=1.0)
-        kind, _ = question_kind(self.mask_names(text, toks, spans))
+        masked = self.mask_names(text, toks, spans)
+        kind, _ = question_kind(" ".join(self.speller(w) for w in masked.split()))  # "recommendatoins", "any fils like X"
         if kind is Kind.FACTUAL and self._asks_to_see_someone(text, toks, spans):
             kind = Kind.MULTIMEDIA
+        if kind is Kind.RECOMMENDATION:
+            conditions = self.composer.conditions(text, [(self.speller(t), s, e) for t, s, e in toks], spans, self._name_like)
+            return Understanding(text, kind, entities=self.all_entities(text, toks, spans), confidence=1.0, constraints=conditions)
         if kind is not Kind.FACTUAL:
             return Understanding(text, kind, entities=self.all_entities(text, toks, spans), confidence=1.0)
         return self.plan(text, toks, spans)
 
     def _asks_to_see_someone(self, text: str, toks, spans: list[Span]) -> bool:
         """'show me Tom Hardy', 'let me see Rob Reiner': a person and nothing else is a picture request."""
-        match = SEE_REQUEST.match(text) or SEE_REQUEST.match(text, text.rfind(":") + 1 if ":" in text else 0)
+        starts = [0] + [m.end() for m in re.finditer(r"[.?!:;]\s*", text)]
+        match = next((m for start in starts if (m := SEE_REQUEST.match(text, start))), None)
         if not match:
             return False
         rest = [(i, t) for i, (t, s, _) in enumerate(toks) if s >= match.end()]
@@ -216,16 +248,17 @@ class Understander:
             if reading.topic_only is not None:
                 entities.append(reading.topic_only)
                 last_thing = len(entities) - 1
+            families = self._families(toks, a, b, reading)
             for topic, code, probability in reading.asks:
                 chain = parse_chain(code)
                 if topic is None:  # a pronoun
                     if reading.referent == "thing" and last_thing is not None:
-                        asks.append(Ask(chain, last_thing, None, clause_text, probability, reading.others))
+                        asks.append(Ask(chain, last_thing, None, clause_text, probability, reading.others, families(chain)))
                     else:
-                        asks.append(Ask(chain, 0, len(asks) - 1, clause_text, probability, reading.others))
+                        asks.append(Ask(chain, 0, len(asks) - 1, clause_text, probability, reading.others, families(chain)))
                     continue
                 entities.append(topic)
-                asks.append(Ask(chain, len(entities) - 1, None, clause_text, probability, reading.others))
+                asks.append(Ask(chain, len(entities) - 1, None, clause_text, probability, reading.others, families(chain)))
                 if topic.group == "film":
                     last_thing = len(entities) - 1
             if reading.composition is not None and composition is None:
@@ -246,6 +279,16 @@ class Understander:
         first = asks[0]
         return Understanding(text, Kind.FACTUAL, first.chain, entities, min(a.confidence for a in asks), not_found, asks=asks,
                              missing=missing, unclear=unclear)
+
+    def _families(self, toks, a: int, b: int, reading: ClauseReading):
+        """'Which Oscars did Roma win': of the awards, only the Academy Awards answer."""
+        oscars = {"oscar", "oscars", "academy"} & {toks[k][0] for k in range(a, b)}
+        award = self.composer.award
+
+        def families(chain) -> tuple[str, ...]:
+            return self.composer.oscars if oscars and chain and chain[-1].to_value and chain[-1].relation == award else ()
+
+        return families
 
     @staticmethod
     def _composed_understanding(text, entities, asks, composition: Composition, offset: int, missing: str, not_found) -> Understanding:
@@ -393,10 +436,11 @@ class Understander:
 
     def _composed(self, text: str, toks, spans: list[Span], a: int, b: int) -> ClauseReading | None:
         """The clause as a compositional question, when it reads as one and accounts for its words."""
-        composition = self.composer.read(text, toks, spans, a, b, self._name_like)
+        spelled = [(self.speller(t), s, e) for t, s, e in toks]  # "lonest" -> "longest", "moives" -> "movies"
+        composition = self.composer.read(text, spelled, spans, a, b, self._name_like)
         if composition is None:
             return None
-        content = [self.classifier.spelled(toks[k][0]) for k in range(a, b) if k not in composition.used]
+        content = [self.speller(toks[k][0]) for k in range(a, b) if k not in composition.used]
         chain = tuple(Hop(r, True) for r in sorted(composition.relations))
         explanation = self.lexicon.explain(content, chain, bool(set(content) & FILM_WORDS), set())
         if explanation.unsupported:
@@ -425,7 +469,7 @@ class Understander:
         skip = set(candidate.selectors)
         for span in ([candidate.span] if candidate.span else []) + candidate.coordinated:
             skip.update(range(span.tok_start, span.tok_end))
-        return [self.classifier.spelled(toks[k][0]) for k in range(a, b) if k not in skip and toks[k][0] not in PRONOUNS]
+        return [self.speller(toks[k][0]) for k in range(a, b) if k not in skip and toks[k][0] not in PRONOUNS]
 
     def candidates(self, text: str, toks: list[Token], spans: list[Span], a: int, b: int) -> list[Candidate]:
         """Every (entity, chain) reading of the clause, scored and checked against its words."""

@@ -152,7 +152,8 @@ class CrowdAnswerer:
         return result
 
     def amend(self, understanding: Understanding, facts: Facts) -> Facts:
-        """Replace graph values the crowd voted INCORRECT with the crowd's fix; note rejections without a fix."""
+        """Replace graph values the crowd voted INCORRECT with the crowd's fix; note rejections without a fix;
+        add values the crowd vouches for that the graph lacks ("Is Kenneth Branagh in the 1995 Othello?")."""
         found = self._hop(understanding) if facts.answers else None
         if found is None:
             return facts
@@ -177,6 +178,17 @@ class CrowdAnswerer:
                 continue  # the fixed value is among the graph's answers already
             answers.append(Answer(label, entity, support=_backing(task)))
             fact_list.append(Fact(topic.iri, topic.label, hop.code, entity or fixed.value, label, "crowd", {**detail, "replaces": answer.label}))
+        for task in self.by_property.get(relation.property, []):
+            if task.verdict == CORRECT or task.fix is not None:
+                value = self._find(task.corrected(), relation, topic.iri, along)
+                if value is None:
+                    continue
+                label, entity = self._label(value, kind)
+                if any((a.iri or a.label) == (entity or label) for a in answers + facts.answers):
+                    continue
+                answers.append(Answer(label, entity, support=_backing(task)))
+                fact_list.append(Fact(topic.iri, topic.label, hop.code, entity or value.value, label, "crowd", {"crowd": self._detail(task), "adds": True}))
+                changes.append((task, None, label))
         if not changes:
             return facts
         corrected = any(new is not None for _, _, new in changes)
@@ -211,16 +223,19 @@ class CrowdAnswerer:
 
     def _amended_sentence(self, facts: Facts, changes: list[tuple[Task, str, str | None]], graph_facts: Facts) -> str:
         phrase, _ = describe_chain(facts if facts.answers else graph_facts, self.kg.bundle)
-        if len(graph_facts.answers) == 1 and len(changes) == 1:
+        if len(graph_facts.answers) == 1 and len(changes) == 1 and changes[0][1] is not None:
             task, old, new = changes[0]
             note = agreement_note([task], self.data.batches)
             if new is None:
                 return f"My knowledge graph says {phrase} is {old}, but the crowd rejected this{self._fix_clause(task)} — {note}."
             return f"According to the crowd, {phrase} is {new}, not {old} as my knowledge graph says — {note}."
-        sentences = [template_sentence(facts, self.kg.bundle).text]
+        kept = replace(facts, answers=[a for a in facts.answers if (a.iri or a.label) not in {n for _, o, n in changes if o is None}])
+        sentences = [template_sentence(kept, self.kg.bundle).text] if kept.answers else []
         for task, old, new in changes:
             note = agreement_note([task], self.data.batches)
-            if new is None:
+            if old is None:
+                sentences.append(f"According to the crowd, {new} belongs there too — {note}.")
+            elif new is None:
                 sentences.append(f"The crowd rejected {old}{self._fix_clause(task)} — {note}.")
             else:
                 sentences.append(f"According to the crowd, {new} replaces {old} — {note}.")
