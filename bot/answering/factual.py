@@ -71,11 +71,12 @@ class Retriever:
         """(facts, the SPARQL that produced them).
 
         When the linked entity has no answer but another entity with the same label does
-        (e.g. "Eaten Alive" and "Eaten Alive!"), the first alternative that has one is used.
+        (e.g. "Eaten Alive" and "Eaten Alive!"), the first alternative that has one is used (the reply
+        names it) -- unless the question chose this film by its year, a person or 'the original'.
         """
         facts, query = self._answer(understanding)
         topic = understanding.entities[0]
-        if facts.answers or not topic.alternatives:
+        if facts.answers or not topic.alternatives or topic.selected_by not in ("", "spelling"):
             return facts, query
         for alt in topic.alternatives:
             if alt.get("group") != topic.group:

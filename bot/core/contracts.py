@@ -58,7 +58,7 @@ class LinkedEntity:
     end: int = 0
     year: int | None = None
     alternatives: list[dict] = field(default_factory=list)  # other entities with the same label
-    selected_by: str = ""  # what in the question chose it among them: "year", "person", "original", "newest"
+    selected_by: str = ""  # what in the question chose it among them: "year", "person", "original", "newest", "spelling"
 
     def to_json(self) -> dict:
         return {"text": self.text, "iri": self.iri, "label": self.label, "score": round(self.score, 1), "group": self.group}

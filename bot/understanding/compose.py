@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from bot.core.contracts import Aggregate, Ask, Comparison, Constraint, Hop, LinkedEntity, Verification
 from bot.core.text import Token
-from bot.understanding.lexicon import FILM_WORDS, STOP, Lexicon
+from bot.understanding.lexicon import FILM_WORDS, GENERIC, STOP, Lexicon
 from bot.understanding.linking import link_span
 from bot.understanding.mentions import Span
 from bot.understanding.quantities import Quantity, quantities
@@ -165,6 +165,8 @@ class Composer:
                 if span.length == 1 and (self.lexicon.is_cue(words[0]) or words[0] in STOP or len(words[0]) < 2):
                     if not (entity.group == self._rating_group() and self._rated(toks, span)):
                         continue
+                if all(w in STOP or w in GENERIC or w in FILM_WORDS or (w in self.wording and entity.group != "genre") for w in words):
+                    continue  # question wording that is also a label ("film", "the story" are tags of MetaQA films)
             chosen.append(Name(span, entity))
         return sorted(chosen, key=lambda n: n.span.tok_start)
 

@@ -313,8 +313,17 @@ class Understander:
             return []
         inside = set()
         for s in spans:
-            if self._name_like(toks, s) and s.fuzzy_score >= 90:
+            if s.fuzzy_score < 90:
+                continue
+            if self._name_like(toks, s):
                 inside.update(range(s.tok_start + 1, s.tok_end))
+            labels = [self.kg.labels.labels[i].strip() for i in s.ids]
+            after = text[toks[s.tok_end - 1][2] : toks[s.tok_end][1]] if s.tok_end < len(toks) else ""
+            before = text[toks[s.tok_start - 1][2] : toks[s.tok_start][1]] if s.tok_start > 0 else ""
+            if any(label[-1:] in "?!." and label[-1] in after for label in labels):
+                inside.add(s.tok_end)  # "Who Is Cletis Tout?", "Star! released": the mark belongs to the title
+            if any(label[:1] in "?!." and label[0] in before for label in labels):
+                inside.add(s.tok_start)  # "...All the Marbles"
         cuts = [0]
         for k in range(1, len(toks)):
             if k in inside:
@@ -327,13 +336,29 @@ class Understander:
                 cuts.append(k)
             elif "," in between and word in QUESTION_START and word not in ("is", "are", "was", "were", "has", "have", "had", "do", "does", "did"):
                 cuts.append(k)
-        ranges = []
+        ranges: list[tuple[int, int]] = []
+        topic = None
         for a, b in zip(cuts, cuts[1:] + [len(toks)]):
             while a < b and toks[a][0] in ("and", "also", "plus", "then"):
                 a += 1
-            if a < b:
-                ranges.append((a, b))
+            if a >= b:
+                continue
+            if topic is not None:
+                a, topic = topic, None
+            if b < len(toks) and self._only_a_topic(toks, spans, a, b):
+                topic = a  # "the movie Inside, when was it released": the name is the next question's subject
+                continue
+            ranges.append((a, b))
         return ranges
+
+    def _only_a_topic(self, toks: list[Token], spans: list[Span], a: int, b: int) -> bool:
+        """Whether tokens a..b only name something ("The movie Inside", "Heat"), asking nothing yet."""
+        named = set()
+        for s in spans:
+            if a <= s.tok_start and s.tok_end <= b and s.fuzzy_score >= 90 and self._name_like(toks, s):
+                named.update(range(s.tok_start, s.tok_end))
+        return bool(named) and all(k in named or toks[k][0] in FILM_WORDS or toks[k][0] in ("the", "a", "an", "about", "so", "ok", "okay", "now")
+                                   for k in range(a, b))
 
     # --- one clause -------------------------------------------------------------------------
 
@@ -426,6 +451,9 @@ class Understander:
                     chosen, by, used = linked[0], "person", set(range(span.tok_start, span.tok_end))
                     break
         if chosen is None:
+            chosen = self._spelled_exactly(text, toks, best.span, films)
+            by = "spelling"
+        if chosen is None:
             return best
         others = [alt for alt in [{"iri": entity.iri, "label": entity.label, "year": entity.year, "degree": None, "group": "film"},
                                   *entity.alternatives] if alt["iri"] != chosen["iri"]]
@@ -433,6 +461,19 @@ class Understander:
         candidate = replace(best, entity=picked, selectors=frozenset(used))
         candidate.explanation = self._explain(toks, a, b, candidate, picked)
         return candidate
+
+    @staticmethod
+    def _spelled_exactly(text: str, toks, span: Span, films: list[dict]) -> dict | None:
+        """The one namesake whose title is exactly what was typed ("Up" rather than "Up!", "Brüno" rather
+        than "Bruno"); none when the spelling does not tell them apart."""
+        start, end = toks[span.tok_start][1], toks[span.tok_end - 1][2]
+        if len({f["label"].casefold() for f in films}) < 2:
+            return None
+        for typed in (text[start:end + 1].casefold(), text[start:end].casefold()):  # with a trailing "!" first
+            exact = [f for f in films if f["label"].casefold() == typed]
+            if exact:
+                return exact[0] if len(exact) == 1 else None
+        return None
 
     def _composed(self, text: str, toks, spans: list[Span], a: int, b: int) -> ClauseReading | None:
         """The clause as a compositional question, when it reads as one and accounts for its words."""
