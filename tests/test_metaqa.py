@@ -6,9 +6,9 @@ import random
 
 import pytest
 
+from bot.dialogue.dialogue import Dialogue
 from bot.kg.bundle import load_bundle
 from bot.kg.importers.metaqa import BASE, import_metaqa
-from bot.dialogue.dialogue import Dialogue
 from bot.replay import read_questions, replay
 
 from conftest import CHEAP_FEATURES, shared_path
