@@ -15,6 +15,7 @@ import time
 from contextlib import contextmanager
 
 from bot.answering.factual import Retriever
+from bot.answering.sparql import SparqlAnswerer
 from bot.core.config import Settings
 from bot.core.contracts import Conversation, Facts, Reply, TraceStep, Understanding
 from bot.core.errors import MoviebotError, StoreError
@@ -26,6 +27,7 @@ from bot.generation.templates import template_sentence
 from bot.kg.graph import KG, build_graph, open_kg
 from bot.understanding.classifier import load_classifier
 from bot.understanding.parser import Understander
+from bot.understanding.sparql_message import sparql_message
 
 log = logging.getLogger(__name__)
 MAX_MESSAGE_CHARS = 2000
@@ -74,6 +76,7 @@ class Agent:
         self.settings = settings or Settings()
         self.understander = Understander(kg, load_classifier(kg), self.settings.fuzzy_threshold)
         self.retriever = Retriever(kg, self.settings.max_answers)
+        self.sparql = SparqlAnswerer(kg, self.settings)  # SPARQL typed into the chat, answered before any understanding
         self.handlers: dict[Kind, Handler] = {Kind.FACTUAL: self._factual, Kind.SMALLTALK: self._smalltalk, Kind.UNKNOWN: self._unknown}
         self.fallbacks: list[Fallback] = []
         self.amenders: list[Amender] = []
@@ -131,7 +134,8 @@ class Agent:
         return {
             "kg": {"bundle": self.kg.bundle.name, "graph": self.kg.graph.describe(), "entities": len(self.kg.labels.iris)},
             "kinds": {
-                str(kind): {"answered_by": spec.answered_by, "answered": kind in self.handlers, "phrased": spec.phrased,
+                str(kind): {"answered_by": spec.answered_by, "phrased": spec.phrased,
+                            "answered": kind in self.handlers or (kind is Kind.SPARQL and self.settings.sparql_in_chat),
                             "clarifies": spec.clarifies}
                 for kind, spec in REGISTRY.items() if spec.answered_by
             },
@@ -146,12 +150,13 @@ class Agent:
 
     # --- answering ----------------------------------------------------------------------
 
-    def answer(self, text: str, conversation: Conversation | None = None) -> Reply:
+    def answer(self, text: str, conversation: Conversation | None = None, sender: str = "") -> Reply:
+        """The reply to `text`; `sender` (who wrote it, in a chat) keys the per-person limits."""
         started = time.perf_counter()
         timer = Timer()
         conversation = conversation if conversation is not None else Conversation()
         try:
-            reply = self._answer(text, conversation, timer)
+            reply = self._answer(text, conversation, timer, sender)
         except StoreError as exc:
             log.error("knowledge graph error: %s", exc)
             reply = Reply(exc.user_message, Kind.ERROR, error=True)
@@ -165,8 +170,8 @@ class Agent:
         reply.latency_ms = (time.perf_counter() - started) * 1000
         return reply
 
-    def _answer(self, text: str, conversation: Conversation, timer: Timer) -> Reply:
-        text = clean_message(text or "")
+    def _answer(self, text: str, conversation: Conversation, timer: Timer, sender: str = "") -> Reply:
+        raw, text = text or "", clean_message(text or "")
         if not text:
             return Reply("Your message was empty. Ask me something about films, for example \"Who directed Casablanca?\"", Kind.EMPTY)
         if len(text) > MAX_MESSAGE_CHARS:
@@ -175,6 +180,9 @@ class Agent:
                 "Please ask one question at a time.",
                 Kind.TOO_LONG,
             )
+        query = sparql_message(raw)  # the raw text: a query's line breaks matter (# comments end with them)
+        if query is not None:
+            return self.sparql.answer(query, sender, timer)
         with timer.stage("understand") as detail:
             understanding = self.understander.understand(text, detail)
             detail.update(

@@ -24,6 +24,7 @@ class Kind(StrEnum):
     MULTIMEDIA = "multimedia"  # pictures of people, posters of films
     EMBEDDING = "embedding"  # an explicit request for a KG-embedding prediction
     SMALLTALK = "smalltalk"
+    SPARQL = "sparql"  # a SPARQL query typed into the chat, run read-only on the KG
     UNKNOWN = "unknown"  # nothing the bot could link or answer
     # kinds of replies only (no question is classified as these)
     CLARIFY = "clarify"  # the bot asks back which entity was meant
@@ -39,7 +40,7 @@ class KindSpec:
 
     kind: Kind
     asks: str  # what such a question or reply is, for people reading the registry
-    detected_by: str  # "cues" (surface words), "parser" (the default kind), "agent" or "dialogue" (reply kinds)
+    detected_by: str  # "cues" (surface words), "parser" (the default kind), "agent" (before understanding; reply kinds), "dialogue"
     answered_by: str  # the feature whose handler answers it, "agent" when built in, "" for reply kinds
     phrased: bool = False  # the LLM phraser may reword its answers
     clarifies: bool = False  # an ambiguous or weakly matched topic makes the dialogue ask back
@@ -48,6 +49,7 @@ class KindSpec:
 REGISTRY: dict[Kind, KindSpec] = {
     spec.kind: spec
     for spec in (
+        KindSpec(Kind.SPARQL, "a SPARQL query typed into the chat, run read-only", "agent", "agent"),
         KindSpec(Kind.SMALLTALK, "greetings, thanks, goodbyes, help", "cues", "agent"),
         KindSpec(Kind.EMBEDDING, "a prediction from the KG embeddings", "cues", "embeddings", phrased=True),
         KindSpec(Kind.MULTIMEDIA, "a picture of a person or a film poster", "cues", "images"),
