@@ -209,19 +209,21 @@ def test_one_value_is_a_sentence_a_few_rows_a_list_and_more_a_table():
     one = select_text(["director"], [[lean]], 1, True, labels, PREFIXES)
     assert one == Shown("The result is David Lean (wd:Q55260).", ["David Lean (wd:Q55260)"])
     few = select_text(["n"], [[Node(str(i), False, "http://www.w3.org/2001/XMLSchema#integer")] for i in range(3)], 3, True, labels, PREFIXES)
-    assert few.text == "The query found 3 results:\n- 0\n- 1\n- 2" and few.answers == ["0", "1", "2"]
+    assert few.text == "The query found 3 results (?n):\n0\n1\n2" and few.answers == ["0", "1", "2"]
+    pairs = select_text(["film", "n"], [[Node(MB + "person-david-lean", True), Node("1", False)]] * 2, 2, True, labels, PREFIXES)
+    assert pairs.text == "The query found 2 results:\n" + "\n".join(["film: David Lean (mb:person-david-lean); n: 1"] * 2)
     rows = [[Node(f"{MB}film-{i}", True), Node(f"Film {i}", False, lang="en")] for i in range(20)]
     table = select_text(["film", "title"], rows, 250, True, labels, PREFIXES)
     lines = table.text.splitlines()
-    assert lines[0] == "The query found 250 results; here are the first 20:"
-    assert lines[1] == "?film | ?title" and lines[2] == "mb:film-0 | Film 0" and len(lines) == 22
-    assert table.answers == lines[2:]
+    assert lines[0] == "The query found 250 results; here are the first 20 (?film | ?title):"
+    assert lines[1] == "mb:film-0 | Film 0" and len(lines) == 21
+    assert table.answers == lines[1:]
 
 
 def test_an_unbound_cell_and_an_interrupted_count_read_honestly():
     rows = [[Node(MB + "person-david-lean", True), None] for _ in range(10)]
     table = select_text(["p", "award"], rows, 1234, False, labels, PREFIXES)
-    assert table.text.startswith("The query found at least 1,234 results; here are the first 10:")
+    assert table.text.startswith("The query found at least 1,234 results; here are the first 10 (?p | ?award):\n")
     assert "David Lean (mb:person-david-lean) | —" in table.text
 
 
@@ -350,7 +352,7 @@ def test_more_results_than_the_row_limit_are_shown_in_part_and_counted(demo, cac
         count = ask(answerer, "SELECT (COUNT(?f) AS ?n) WHERE { ?f wdt:P57 ?d }")
         total = int(count.answers[0])
         reply = ask(answerer, "SELECT ?f ?d WHERE { ?f wdt:P57 ?d }")
-        assert reply.text.startswith(f"The query found {total:,} results; here are the first 5:")
+        assert reply.text.startswith(f"The query found {total:,} results; here are the first 5:\nf: ")
         assert len(reply.answers) == 5 and len(reply.facts) == 10
         assert sparql_step(reply)["total"] == total and sparql_step(reply)["complete"] is True
     finally:

@@ -24,6 +24,7 @@ import atexit
 import ipaddress
 import json
 import logging
+import os
 import queue
 import subprocess
 import sys
@@ -38,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.answering.sparql_worker import term as worker_term
+from bot.answering.sparql_worker import triple_terms
 from bot.core.config import Settings
 from bot.core.contracts import Fact, Reply
 from bot.core.errors import StoreError
@@ -110,7 +112,7 @@ class Worker:
     def __init__(self, store: Path, memory_mb: int):
         self.started = time.perf_counter()
         self.process = subprocess.Popen(
-            [sys.executable, str(WORKER_SCRIPT), str(store), "--memory-mb", str(memory_mb)],
+            [sys.executable, str(WORKER_SCRIPT), str(store), "--memory-mb", str(memory_mb), "--parent", str(os.getpid())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, encoding="utf-8", bufsize=1,
         )
         self.messages: queue.Queue = queue.Queue()
@@ -224,17 +226,24 @@ class LocalRunner:
     def run(self, query: str, form: str, rows: int, count: int, budget_s: float) -> tuple[Outcome, dict]:
         """Run `query` for at most `budget_s` seconds; (outcome, notes on the worker for the trace)."""
         waiting = time.perf_counter()
-        worker = self._take()
-        first_use = worker.info is None
-        info = worker.wait_ready()
+        for attempt in range(2):  # a worker that died while idle (killed from outside) is replaced once
+            worker = self._take()
+            first_use = worker.info is None
+            info = worker.wait_ready()
+            started = time.perf_counter()
+            deadline = time.monotonic() + budget_s
+            try:
+                worker.send({"query": query, "rows": rows, "count": count, "budget_s": budget_s})
+                break
+            except OSError:
+                self._replace(worker)
+                if attempt:
+                    raise StoreError("the SPARQL worker exits as soon as it gets a query") from None
         notes = {"worker": info.get("pid"), "network_isolated": bool(info.get("isolated")),
-                 "worker_wait_ms": round((time.perf_counter() - waiting) * 1000, 1)}
+                 "worker_wait_ms": round((started - waiting) * 1000, 1)}
         if first_use:
             notes["worker_start_ms"] = round(worker.start_ms or 0.0, 1)
-        started = time.perf_counter()
-        deadline = time.monotonic() + budget_s
-        worker.send({"query": query, "rows": rows, "count": count, "budget_s": budget_s})
-        elapsed = lambda: (time.perf_counter() - started) * 1000  # noqa: E731
+        elapsed = lambda: (time.perf_counter() - started) * 1000
         try:
             first = worker.next(deadline - time.monotonic())
         except queue.Empty:
@@ -289,7 +298,7 @@ class RemoteRunner:
         try:
             with urllib.request.urlopen(request, timeout=budget_s) as response:
                 if graph_form:
-                    items = (worker_term_triple(t) for t in pyoxigraph.parse(response, pyoxigraph.RdfFormat.N_TRIPLES))
+                    items = (triple_terms(t) for t in pyoxigraph.parse(response, pyoxigraph.RdfFormat.N_TRIPLES))
                     head: dict = {"triples": []}
                     shown = head["triples"]
                 else:
@@ -325,10 +334,6 @@ class RemoteRunner:
 
     def warm(self) -> None:
         """Nothing to start ahead."""
-
-
-def worker_term_triple(triple) -> list:
-    return [worker_term(triple.subject), worker_term(triple.predicate), worker_term(triple.object)]
 
 
 # ------------------------------------------------------------------------------ rate limit
@@ -544,7 +549,7 @@ class SparqlAnswerer:
             if tagged:
                 examples = ", ".join(f"\"{v}\"@{language}" for v in tagged[:3])
                 notes.append(f"The knowledge graph's labels carry a language tag, so a plain literal such as \"{tagged[0]}\" "
-                             f"matches none of them; write {examples} instead.")
+                             f"matches none of them; write {examples} (with the language tag {language}) instead.")
             if untagged:
                 notes.append(f"The knowledge graph has \"{untagged[0]}\" without a language tag, so a tagged literal does "
                              f"not match it; leave out the tag.")

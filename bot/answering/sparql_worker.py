@@ -13,7 +13,8 @@ protects the store and the network by construction:
   a network namespace of its own, so even a federated `SERVICE` call that slipped past the
   bot's check finds no network to reach;
 * its address space is capped (`--memory-mb`), so a query that materialises a huge result
-  fails instead of starving the machine.
+  fails instead of starving the machine;
+* it ends with the bot's process (`--parent`), even in the middle of a query.
 
 Protocol, one JSON object per line: the worker says {"ready": true, "isolated": bool} once
 the store is open; a request is {"query", "rows", "count", "budget_s"}; the answer is
@@ -30,6 +31,7 @@ import json
 import os
 import resource
 import sys
+import threading
 import time
 
 CLONE_NEWUSER = 0x10000000
@@ -47,6 +49,18 @@ def isolate_network() -> bool:
         if libc.unshare(flags) == 0:
             return True
     return False
+
+
+def exit_with_parent(parent: int) -> None:
+    """End this worker when the bot's process is gone: a worker killed mid-query never reads the end of
+    its input, so it watches its parent instead (pyoxigraph releases the GIL while it evaluates)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def cap_memory(megabytes: int) -> None:
@@ -70,13 +84,18 @@ def term(node) -> list | None:
     return ["triple", str(node), "", ""]
 
 
+def triple_terms(triple) -> list:
+    return [term(triple.subject), term(triple.predicate), term(triple.object)]
+
+
 def run(store, request: dict, send) -> None:
     """Answer one request: the head as soon as it is known, then the count."""
     import pyoxigraph
 
     started = time.monotonic()
     deadline = started + float(request["budget_s"])
-    rows_wanted, count_limit = int(request["rows"]), max(int(request["count"]), int(request["rows"]))
+    rows_wanted = max(1, int(request["rows"]))
+    count_limit = max(int(request["count"]), rows_wanted)
     result = store.query(request["query"])
     if isinstance(result, pyoxigraph.QueryBoolean):
         send({"head": {"boolean": bool(result)}, "total": 1, "complete": True})
@@ -84,10 +103,10 @@ def run(store, request: dict, send) -> None:
     if isinstance(result, pyoxigraph.QuerySolutions):
         names = [v.value for v in result.variables]
         head = {"vars": names, "rows": []}
-        convert = lambda solution: [term(solution[name]) for name in names]  # noqa: E731 - one short converter per form
+        convert = lambda solution: [term(solution[name]) for name in names]
     else:  # QueryTriples (CONSTRUCT, DESCRIBE)
         head = {"triples": []}
-        convert = lambda triple: [term(triple.subject), term(triple.predicate), term(triple.object)]  # noqa: E731
+        convert = triple_terms
     shown = head["rows"] if "rows" in head else head["triples"]
     total = 0
     iterator = iter(result)
@@ -116,8 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("store")
     parser.add_argument("--memory-mb", type=int, default=0)
+    parser.add_argument("--parent", type=int, default=0, help="the bot's process id: the worker ends with it")
     parser.add_argument("--no-isolation", action="store_true", help="keep the network namespace (for measurements)")
     args = parser.parse_args(argv)
+    if args.parent:
+        exit_with_parent(args.parent)
     isolated = False if args.no_isolation else isolate_network()
     import pyoxigraph
 

@@ -76,7 +76,7 @@ class Settings:
     sparql_in_chat: bool = True  # run SPARQL queries typed into the chat (read-only); off: such a message gets a short explanation
     sparql_time_limit_s: float = 5.0  # a chat query still running after this long is stopped
     sparql_max_rows: int = 50  # results shown per chat query
-    sparql_count_limit: int = 100_000  # results counted (within the time limit) for a chat query's total
+    sparql_count_limit: int = 10_000  # results counted (within the time limit) for a chat query's total
     sparql_rate_per_minute: int = 10  # chat queries per person and minute when people beyond this machine can chat (0 = no limit)
     sparql_memory_mb: int = 2048  # address space of a query worker process; a query needing more is stopped
     extra: dict = field(default_factory=dict)  # sections for connectors (speakeasy, matrix, ...)

@@ -1,7 +1,9 @@
 """Results of a SPARQL query typed into the chat, worded the way the chatroom shows them best.
 
-One value is a sentence, a few results a bulleted list (the web chatroom renders "- " lines as
-a list), more a compact table with one line per result and "|" between the columns. IRIs
+One value is a sentence; more are one result a line under a head line that says how many there
+are (the web chatroom shows the lines as a list under the head): a few results with several
+columns as "name: value" pairs, more as a compact table with "|" between the columns and the
+column names in the head line. IRIs
 show their KG label where there is one, with the IRI abbreviated by the known prefixes, so a
 Wikidata id reads "David Lean (wd:Q55260)" and the chatroom turns the id into a link.
 Triples (CONSTRUCT, DESCRIBE) are written as abbreviated N-Triples, labels in a comment.
@@ -79,16 +81,16 @@ def count_phrase(total: int, complete: bool, noun: str, plural: str) -> str:
     return f"{total:,} {noun if total == 1 else plural}"
 
 
-def _head(total: int, complete: bool, shown: int, verb: str, noun: str, plural: str) -> str:
+def _head(total: int, complete: bool, shown: int, verb: str, noun: str, plural: str, columns: str = "") -> str:
+    """The line above the results; the web chatroom shows it above the results as a list."""
     counted = count_phrase(total, complete, noun, plural)
-    if shown < total or not complete:
-        return f"The query {verb} {counted}; here are the first {shown:,}:"
-    return f"The query {verb} {counted}:"
+    part = f"; here are the first {shown:,}" if shown < total or not complete else ""
+    return f"The query {verb} {counted}{part}{f' ({columns})' if columns else ''}:"
 
 
 def select_text(variables: list[str], rows: list[list[Node | None]], total: int, complete: bool,
                 label: Label, prefixes: dict[str, str]) -> Shown:
-    """The reply for SELECT results (rows hold one cell per variable)."""
+    """The reply for SELECT results (rows hold one cell per variable), one result a line."""
     if not rows:
         return Shown("The query found no results.", [])
     cells = [[cell(node, label, prefixes) for node in row] for row in rows]
@@ -97,14 +99,16 @@ def select_text(variables: list[str], rows: list[list[Node | None]], total: int,
             return Shown(f"The result is {cells[0][0]}.", [cells[0][0]])
         pairs = "; ".join(f"{var}: {value}" for var, value in zip(variables, cells[0], strict=True))
         return Shown(f"The query found one result: {pairs}.", [pairs])
-    head = _head(total, complete, len(rows), "found", "result", "results")
-    if len(rows) <= LIST_ROWS and len(variables) <= LIST_COLUMNS:
-        items = [row[0] if len(variables) == 1 else "; ".join(f"{v}: {c}" for v, c in zip(variables, row, strict=True))
-                 for row in cells]
-        return Shown(head + "\n" + "\n".join(f"- {item}" for item in items), items)
-    lines = [" | ".join(row) for row in cells]
-    header = " | ".join(f"?{v}" for v in variables)
-    return Shown(f"{head}\n{header}\n" + "\n".join(lines), lines)
+    if len(variables) == 1:
+        items = [row[0] for row in cells]
+        head = _head(total, complete, len(rows), "found", "result", "results", f"?{variables[0]}")
+    elif len(rows) <= LIST_ROWS and len(variables) <= LIST_COLUMNS:
+        items = ["; ".join(f"{v}: {c}" for v, c in zip(variables, row, strict=True)) for row in cells]
+        head = _head(total, complete, len(rows), "found", "result", "results")
+    else:
+        items = [" | ".join(row) for row in cells]
+        head = _head(total, complete, len(rows), "found", "result", "results", " | ".join(f"?{v}" for v in variables))
+    return Shown(head + "\n" + "\n".join(items), items)
 
 
 def ask_text(answer: bool) -> Shown:
@@ -123,4 +127,4 @@ def triples_text(triples: list[list[Node | None]], total: int, complete: bool, l
         names = [text for node in triple if node is not None and node.is_iri for text in [label(node.value)] if text]
         lines.append(f"{line}  # {', '.join(names)}" if names else line)
     head = _head(total, complete, len(triples), "built", "triple", "triples")
-    return Shown(head + "\n" + "\n".join(f"- {line}" for line in lines), lines)
+    return Shown(head + "\n" + "\n".join(lines), lines)
