@@ -121,13 +121,14 @@ class Worker:
         threading.Thread(target=self._read, name="sparql-worker-reader", daemon=True).start()
 
     def _read(self) -> None:
-        for line in self.process.stdout:
-            if self.start_ms is None:
-                self.start_ms = (time.perf_counter() - self.started) * 1000
-            try:
-                self.messages.put(json.loads(line))
-            except ValueError:
-                log.warning("SPARQL worker wrote something that is not JSON: %r", line[:200])
+        with self.process.stdout as output:
+            for line in output:
+                if self.start_ms is None:
+                    self.start_ms = (time.perf_counter() - self.started) * 1000
+                try:
+                    self.messages.put(json.loads(line))
+                except ValueError:
+                    log.warning("SPARQL worker wrote something that is not JSON: %r", line[:200])
         self.messages.put(None)  # end of output: the worker exited
 
     def wait_ready(self) -> dict:
@@ -160,11 +161,10 @@ class Worker:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             log.error("SPARQL worker %s did not exit after SIGKILL", self.process.pid)
-        for stream in (self.process.stdin, self.process.stdout):
-            try:
-                stream.close()
-            except OSError:
-                pass
+        try:
+            self.process.stdin.close()  # its output is closed by the reading thread, at its end
+        except OSError:
+            pass
 
 
 def _kill_all(workers: list[Worker]) -> None:
@@ -249,8 +249,11 @@ class LocalRunner:
         except queue.Empty:
             self._replace(worker)
             return Outcome(form, ms=elapsed(), stopped="time"), notes
-        if first is None:
-            code = worker.process.poll()
+        if first is None:  # the worker's output ended: it died in the query (a failed allocation aborts it)
+            try:
+                code = worker.process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                code = None
             self._replace(worker)
             return Outcome(form, ms=elapsed(), stopped="memory" if code in (-6, -11, 134) else "engine",
                            detail=f"the worker exited with {code}"), notes
