@@ -480,6 +480,21 @@ def test_course_queries_on_an_imported_course_graph(course_agent):
 
 
 @pytest.mark.integration
+def test_a_tagged_literal_where_the_kg_has_a_plain_one_is_explained_too(course_agent):
+    reply = course_agent.answer('SELECT ?film WHERE { ?film wdt:P345 "tt0001007"@en }')
+    assert 'has "tt0001007" without a language tag' in reply.text
+    assert reply.answers == ["Salt and Iron (wd:Q1007)"]
+
+
+@pytest.mark.integration
+def test_describe_of_a_wikidata_iri_on_the_demo_kg_describes_the_linked_entity(demo):
+    _, answerer = demo
+    reply = ask(answerer, "DESCRIBE wd:Q188718")
+    assert "wd:Q188718 is mb:film-the-bridge-on-the-river-kwai" in reply.text
+    assert "mb:film-the-bridge-on-the-river-kwai wdt:P57 mb:person-david-lean .  # The Bridge on the River Kwai, David Lean" in reply.answers
+
+
+@pytest.mark.integration
 def test_wikidata_ids_in_results_are_written_as_the_chatroom_links_them(course_agent):
     reply = course_agent.answer("SELECT ?film WHERE { ?film wdt:P57 wd:Q2001 } ORDER BY ?film")
     works = FILMS + [(SERIES[0], SERIES[1], "", SERIES[2])]  # the series has a director too
