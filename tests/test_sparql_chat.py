@@ -338,6 +338,14 @@ def test_iris_the_kg_does_not_use_are_named(demo):
 
 
 @pytest.mark.integration
+def test_a_correction_that_still_finds_nothing_says_so(demo):
+    _, answerer = demo
+    reply = ask(answerer, 'SELECT ?d WHERE { ?f rdfs:label "Jaws" ; wdt:P57 ?d . ?d wdt:P31 wd:Q11424 }')  # a director that is a film
+    assert '"Jaws"@en' in reply.text and reply.text.endswith("Even with that change, it finds nothing.")
+    assert reply.answers == [] and reply.facts == []
+
+
+@pytest.mark.integration
 def test_a_query_that_finds_nothing_for_no_known_reason_says_so(demo):
     _, answerer = demo
     reply = ask(answerer, 'SELECT ?f WHERE { ?f rdfs:label "No Such Film At All"@en }')

@@ -181,7 +181,6 @@ class LocalRunner:
         self._idle: list[Worker] = []
         self._all: list[Worker] = []
         self._lock = threading.Lock()
-        self.restarts = 0
         self._finalizer = weakref.finalize(self, _kill_all, self._all)
         atexit.register(self._finalizer)
 
@@ -210,14 +209,6 @@ class LocalRunner:
         with self._lock:
             if worker in self._all:
                 self._all.remove(worker)
-        self.restarts += 1
-        self._give_back(self._spawn())
-
-    def warm(self) -> None:
-        """Start one worker ahead of the first query (it opens the store while the bot does other things)."""
-        with self._lock:
-            if self._all:
-                return
         self._give_back(self._spawn())
 
     def close(self) -> None:
@@ -334,9 +325,6 @@ class RemoteRunner:
 
     def close(self) -> None:
         """Nothing to stop: each query is one HTTP request."""
-
-    def warm(self) -> None:
-        """Nothing to start ahead."""
 
 
 # ------------------------------------------------------------------------------ rate limit
@@ -465,18 +453,20 @@ class SparqlAnswerer:
                 log.info("chat query stopped (%s): %s", outcome.stopped, outcome.detail)
             return Reply(self._stopped_text(outcome, limit), Kind.SPARQL, error=outcome.stopped == "engine")
         lead = ""
-        correction = None
-        if outcome.empty:
-            correction = self._correction(checked, limit - outcome.ms / 1000, detail)
+        if outcome.empty:  # the explanation's lookups and the corrected query share what is left of the time limit
+            deadline = time.monotonic() + limit - outcome.ms / 1000
+            correction = self._correction(checked, deadline - time.monotonic(), detail)
             if correction is not None:
                 lead = "Your query found no results as written. " + " ".join(correction.notes)
                 if correction.query:
-                    corrected = self._run(correction.query, checked.form, max(limit - outcome.ms / 1000, 0.5), detail)
+                    corrected = self._run(correction.query, checked.form, max(deadline - time.monotonic(), 0.5), detail)
                     detail["corrected_query"] = correction.query
-                    if not corrected.stopped and not corrected.empty:
-                        outcome, lead = corrected, lead + " With that change, it finds this:"
-                    else:
+                    if corrected.stopped:
+                        lead += " The corrected query did not finish within the time limit."
+                    elif corrected.empty:
                         lead += " Even with that change, it finds nothing."
+                    else:
+                        outcome, lead = corrected, lead + " With that change, it finds this:"
         shown = self._shown(checked, outcome)
         text = shown.text if not lead else (lead if outcome.empty else f"{lead}\n{shown.text}")
         detail.update(self._trace(outcome, checked))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 
 from bot.core.errors import MoviebotError
@@ -228,7 +228,6 @@ class CheckedQuery:
     prefixes: dict[str, str]  # the pre-declared prefixes and the query's own, for abbreviating results
     iris: tuple[str, ...] = ()  # constant IRIs, in order of appearance
     literals: tuple[tuple[str, str, str], ...] = ()  # string literals as (value, language, datatype)
-    declared: tuple[str, ...] = field(default_factory=tuple)  # the prefixes the query declares itself
 
 
 @cache
@@ -413,7 +412,6 @@ def check_query(message: SparqlMessage, bundle_prefixes: dict[str, str] | None =
         prefixes={**prefixes, **declared},
         iris=tuple(iris),
         literals=tuple(literals),
-        declared=tuple(declared),
     )
 
 
