@@ -16,6 +16,7 @@ from contextlib import contextmanager
 
 from bot.answering.compose import ComposedAnswers
 from bot.answering.factual import Retriever
+from bot.answering.sparql import SparqlAnswerer
 from bot.core.config import Settings
 from bot.core.contracts import Conversation, Facts, LinkedEntity, Reply, TraceStep, Understanding
 from bot.core.errors import MoviebotError, StoreError
@@ -27,6 +28,7 @@ from bot.generation.templates import template_sentence
 from bot.kg.graph import KG, build_graph, open_kg
 from bot.understanding.classifier import load_classifier
 from bot.understanding.parser import Understander
+from bot.understanding.sparql_message import sparql_message
 
 log = logging.getLogger(__name__)
 MAX_MESSAGE_CHARS = 2000
@@ -90,6 +92,7 @@ class Agent:
         self.understander = Understander(kg, load_classifier(kg), self.settings.fuzzy_threshold)
         self.retriever = Retriever(kg, self.settings.max_answers)
         self.composed = ComposedAnswers(kg, self._single)
+        self.sparql = SparqlAnswerer(kg, self.settings)  # SPARQL typed into the chat, answered before any understanding
         self.handlers: dict[Kind, Handler] = {
             Kind.FACTUAL: self._factual, Kind.SMALLTALK: self._smalltalk, Kind.DECLINE: self._decline, Kind.UNKNOWN: self._unknown,
         }
@@ -149,7 +152,8 @@ class Agent:
         return {
             "kg": {"bundle": self.kg.bundle.name, "graph": self.kg.graph.describe(), "entities": len(self.kg.labels.iris)},
             "kinds": {
-                str(kind): {"answered_by": spec.answered_by, "answered": kind in self.handlers, "phrased": spec.phrased,
+                str(kind): {"answered_by": spec.answered_by, "phrased": spec.phrased,
+                            "answered": kind in self.handlers or (kind is Kind.SPARQL and self.settings.sparql_in_chat),
                             "clarifies": spec.clarifies}
                 for kind, spec in REGISTRY.items() if spec.answered_by
             },
@@ -164,12 +168,13 @@ class Agent:
 
     # --- answering ----------------------------------------------------------------------
 
-    def answer(self, text: str, conversation: Conversation | None = None) -> Reply:
+    def answer(self, text: str, conversation: Conversation | None = None, sender: str = "") -> Reply:
+        """The reply to `text`; `sender` (who wrote it, in a chat) keys the per-person limits."""
         started = time.perf_counter()
         timer = Timer()
         conversation = conversation if conversation is not None else Conversation()
         try:
-            reply = self._answer(text, conversation, timer)
+            reply = self._answer(text, conversation, timer, sender)
         except StoreError as exc:
             log.error("knowledge graph error: %s", exc)
             reply = Reply(exc.user_message, Kind.ERROR, error=True)
@@ -183,8 +188,8 @@ class Agent:
         reply.latency_ms = (time.perf_counter() - started) * 1000
         return reply
 
-    def _answer(self, text: str, conversation: Conversation, timer: Timer) -> Reply:
-        text = clean_message(text or "")
+    def _answer(self, text: str, conversation: Conversation, timer: Timer, sender: str = "") -> Reply:
+        raw, text = text or "", clean_message(text or "")
         if not text:
             return Reply("Your message was empty. Ask me something about films, for example \"Who directed Casablanca?\"", Kind.EMPTY)
         if len(text) > MAX_MESSAGE_CHARS:
@@ -193,6 +198,9 @@ class Agent:
                 "Please ask one question at a time.",
                 Kind.TOO_LONG,
             )
+        query = sparql_message(raw)  # the raw text: a query's line breaks matter (# comments end with them)
+        if query is not None:
+            return self.sparql.answer(query, sender, timer)
         with timer.stage("understand") as detail:
             understanding = self.understander.understand(text, detail)
             detail.update(

@@ -21,7 +21,7 @@ DEFAULT_KG = demo_kg()
 ALL_FEATURES = ("ner", "crowd", "embeddings", "recommend", "images", "phrasing")  # in load order
 # TOML sections whose keys are written without their setting prefix
 SECTIONS = {"ner": "ner", "llm": "llm", "phrasing": "llm", "embeddings": "embedding", "embedding": "embedding",
-            "recommend": "recommend", "crowd": "crowd", "images": "images", "chat": "chat"}
+            "recommend": "recommend", "crowd": "crowd", "images": "images", "chat": "chat", "sparql": "sparql"}
 
 
 
@@ -73,6 +73,12 @@ class Settings:
     matrix_user: str = ""  # full user id, e.g. @moviebot:example.org
     matrix_password: str = ""  # or matrix_access_token
     matrix_access_token: str = ""
+    sparql_in_chat: bool = True  # run SPARQL queries typed into the chat (read-only); off: such a message gets a short explanation
+    sparql_time_limit_s: float = 5.0  # a chat query still running after this long is stopped
+    sparql_max_rows: int = 50  # results shown per chat query
+    sparql_count_limit: int = 10_000  # results counted (within the time limit) for a chat query's total
+    sparql_rate_per_minute: int = 10  # chat queries per person and minute when people beyond this machine can chat (0 = no limit)
+    sparql_memory_mb: int = 2048  # address space of a query worker process; a query needing more is stopped
     extra: dict = field(default_factory=dict)  # sections for connectors (speakeasy, matrix, ...)
 
     def with_overrides(self, **overrides) -> Settings:

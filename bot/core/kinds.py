@@ -25,6 +25,7 @@ class Kind(StrEnum):
     EMBEDDING = "embedding"  # an explicit request for a KG-embedding prediction
     SMALLTALK = "smalltalk"
     DECLINE = "decline"  # instructions to the bot, arithmetic, off-topic requests: answered, never looked up
+    SPARQL = "sparql"  # a SPARQL query typed into the chat, run read-only on the KG
     UNKNOWN = "unknown"  # nothing the bot could link or answer
     # kinds of replies only (no question is classified as these)
     CLARIFY = "clarify"  # the bot asks back which entity was meant
@@ -40,7 +41,8 @@ class KindSpec:
 
     kind: Kind
     asks: str  # what such a question or reply is, for people reading the registry
-    detected_by: str  # "conversation" (whole-message wording), "cues" (surface words), "parser", "agent" or "dialogue"
+    detected_by: str  # "conversation" (whole-message wording), "cues" (surface words), "parser" (the default kind),
+    # "agent" (before understanding; reply kinds) or "dialogue"
     answered_by: str  # the feature whose handler answers it, "agent" when built in, "" for reply kinds
     phrased: bool = False  # the LLM phraser may reword its answers
     clarifies: bool = False  # an ambiguous or weakly matched topic makes the dialogue ask back
@@ -49,6 +51,7 @@ class KindSpec:
 REGISTRY: dict[Kind, KindSpec] = {
     spec.kind: spec
     for spec in (
+        KindSpec(Kind.SPARQL, "a SPARQL query typed into the chat, run read-only", "agent", "agent"),
         KindSpec(Kind.SMALLTALK, "greetings, thanks, goodbyes, help, questions about the bot", "conversation", "agent"),
         KindSpec(Kind.DECLINE, "instructions to the bot, arithmetic, off-topic requests", "conversation", "agent"),
         KindSpec(Kind.EMBEDDING, "a prediction from the KG embeddings", "cues", "embeddings", phrased=True),

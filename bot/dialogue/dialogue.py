@@ -27,6 +27,7 @@ from bot.core.kinds import Kind, spec
 from bot.core.text import YEAR, join_labels, join_or, normalize, tokens
 from bot.understanding.conversation import social_intent
 from bot.understanding.cues import RECOMMEND, question_kind
+from bot.understanding.sparql_message import sparql_message
 
 Turn = tuple[Understanding, Facts]
 
@@ -106,6 +107,9 @@ class Dialogue:
     def reply(self, message: Message) -> Reply:
         memory = self.memory(message.room)
         text = (message.text or "").strip()
+        if sparql_message(text) is not None:  # a query runs as written: never rewritten, never taken as a clarification choice
+            memory.pending = None
+            return self.agent.answer(message.text, memory.conversation, sender=message.sender)
         notes: dict = {}
         if memory.pending is not None:
             pending, memory.pending = memory.pending, None

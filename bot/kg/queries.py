@@ -212,3 +212,19 @@ def neighbourhoods(films: list[str], forward: bool, inverse: bool) -> str:
         branches.append("{ ?v ?p ?film . BIND(false AS ?out) }")
     values = " ".join(iri(f) for f in films)
     return f"SELECT ?film ?p ?v ?out WHERE {{ VALUES ?film {{ {values} }} {' UNION '.join(branches)} FILTER(isIRI(?v)) }}"
+
+
+# ---------------------------------------------------------------- explaining an empty chat query (bot.answering.sparql)
+
+
+def present_literals(strings: list[tuple[str, str]]) -> str:
+    """Which of the (value, language) string literals occur as the object of some triple, as ?l ("" = no tag)."""
+    values = " ".join(literal(value, lang=lang or None) for value, lang in strings)
+    return f"SELECT ?l WHERE {{ VALUES ?l {{ {values} }} FILTER EXISTS {{ ?s ?p ?l }} }}"
+
+
+def absent_iris(iris: list[str]) -> str:
+    """Which of `iris` occur in no triple at all (as subject, predicate or object), as ?i."""
+    values = " ".join(iri(i) for i in iris)
+    return (f"SELECT ?i WHERE {{ VALUES ?i {{ {values} }} "
+            "FILTER NOT EXISTS { { ?i ?p ?o } UNION { ?s ?i ?o } UNION { ?s ?p ?i } } }")
