@@ -13,6 +13,7 @@ import logging
 import threading
 import time
 from contextlib import contextmanager
+from dataclasses import replace
 
 from bot.answering.compose import ComposedAnswers
 from bot.answering.factual import Retriever
@@ -246,7 +247,10 @@ class Agent:
     def _factual(self, understanding: Understanding, conversation: Conversation) -> Facts:
         """Every ask of the question plan, answered in order (an ask may take an earlier one's answer as its topic)."""
         if understanding.compositional:
-            return self.composed.answer(understanding)
+            resolved = self._with_conversation_films(understanding, conversation)
+            if isinstance(resolved, Facts):
+                return resolved
+            return self.composed.answer(resolved)
         if not understanding.asks:
             return Facts(Kind.FACTUAL, understanding.text, topic=understanding.entities, message=cannot_answer(understanding))
         parts: list[Facts] = []
@@ -271,6 +275,28 @@ class Agent:
         if understanding.missing or understanding.unclear:
             combined.extra["also"] = cannot_answer(understanding)
         return combined
+
+    def _with_conversation_films(self, understanding: Understanding, conversation: Conversation) -> Understanding | Facts:
+        """The plan with "of those" / "other" conditions turned into the films the conversation is about;
+        a question about "those films" with none earlier is asked back, never answered about all films."""
+        if not any(c.op in ("earlier", "not_earlier") for c in understanding.constraints):
+            return understanding
+        constraints = []
+        for c in understanding.constraints:
+            if c.op == "earlier":
+                films = listed_films(conversation, self.kg)
+                if len(films) < 2:
+                    return Facts(Kind.FACTUAL, understanding.text, topic=understanding.entities, message=(
+                        "Which films do you mean? Ask me for some first, for example \"Which films did Christopher Nolan direct?\", "
+                        "then \"which of those is the longest?\""))
+                constraints.append(replace(c, op="among", values=tuple(films)))
+            elif c.op == "not_earlier":
+                named = named_films(understanding, conversation, self.kg)
+                if named:
+                    constraints.append(replace(c, op="not_among", values=tuple(named)))
+            else:
+                constraints.append(c)
+        return replace(understanding, constraints=constraints)
 
     def _single(self, understanding: Understanding) -> Facts:
         facts, query = self.retriever.answer(understanding)
@@ -332,6 +358,38 @@ def cannot_answer(understanding: Understanding) -> str:
                 f"I found {name} in my knowledge graph, but I'm not sure {understanding.unclear}. "
                 f"You can ask, for example, which films {name} made.")
     return f"I'm not sure {understanding.unclear or 'what you are asking'}. Could you rephrase the question?"
+
+
+def _films_of(kg: KG, iris) -> list[str]:
+    out = []
+    for value in iris:
+        info = kg.labels.info(value) if value else None
+        if info is not None and info[1] == "film" and value not in out:
+            out.append(value)
+    return out
+
+
+def listed_films(conversation: Conversation, kg: KG, look_back: int = 4) -> list[str]:
+    """The films "those" points at: the last answer that listed films, else the films the last few turns
+    were about ("Who directed X?" "And Y?" "Which one is longer?")."""
+    gathered: list[str] = []
+    for understanding, facts in reversed(conversation.turns[-look_back:]):
+        answered = _films_of(kg, [a.iri for a in facts.answers])
+        if len(answered) >= 2 and not gathered:
+            return answered
+        gathered += [f for f in _films_of(kg, [e.iri for e in understanding.entities] + answered) if f not in gathered]
+        if len(gathered) >= 2:
+            return gathered
+    return gathered
+
+
+def named_films(understanding: Understanding, conversation: Conversation, kg: KG) -> list[str]:
+    """The films this message and the previous turn named or answered ("any other films together?")."""
+    iris = [e.iri for e in understanding.entities]
+    if conversation.turns:
+        earlier_understanding, earlier_facts = conversation.turns[-1]
+        iris += [e.iri for e in earlier_understanding.entities] + [a.iri for a in earlier_facts.answers if a.iri]
+    return _films_of(kg, iris)
 
 
 def without_earlier(facts: Facts, understanding: Understanding, conversation: Conversation) -> Facts:

@@ -241,11 +241,11 @@ class ComposedAnswers:
         return [(f, self._label(f)) for f in ranked]
 
     def _is_genre(self, constraint: Constraint) -> bool:
-        rel = self.kg.bundle.relations.get(constraint.relations[0])
+        rel = self.kg.bundle.relations.get(constraint.relations[0]) if constraint.relations else None
         return rel is not None and rel.value_class == "genre"
 
     def _described(self, constraint: Constraint) -> dict:
-        rel = self.kg.bundle.relations.get(constraint.relations[0])
+        rel = self.kg.bundle.relations.get(constraint.relations[0]) if constraint.relations else None
         return {"relations": list(constraint.relations), "op": constraint.op, "said": constraint.said,
                 "noun": rel.noun if rel else "", "group": rel.value_class if rel else "",
-                "values": [self._label(v) for v in constraint.values] if constraint.op in ("in", "not_in") else list(constraint.values)}
+                "values": [self._label(v) for v in constraint.values] if constraint.op in ("in", "not_in", "among", "not_among") else list(constraint.values)}

@@ -82,8 +82,11 @@ class Constraint:
     """A condition on the films a question is about: 'from the 90s', 'comedies', 'directed by X', 'over 2 hours'."""
 
     relations: tuple[str, ...]  # bundle relations the condition is on (several: "films X made" = any role of X)
-    op: str  # "in" (one of `values`), "not_in", "year>=", "year<=", ">", ">=", "<", "<=" (numbers)
-    values: tuple[str, ...]  # entity IRIs for in/not_in; one number (as text) for the comparisons
+    # "in" (one of `values`), "not_in", "year>=", "year<=", ">", ">=", "<", "<=" (numbers); "among" / "not_among":
+    # the film is / is not one of `values` (no relations); "earlier" / "not_earlier": among / not among the films
+    # the conversation listed or named ("which of those ...", "any other films ..."), filled in by the agent
+    op: str
+    values: tuple[str, ...]  # entity IRIs for in/not_in/among/not_among; one number (as text) for the comparisons
     said: str = ""  # the words the user used, for the reply ("from the 1990s", "comedies")
 
 

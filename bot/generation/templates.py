@@ -87,8 +87,12 @@ def describe_conditions(composition: dict, bundle: Bundle) -> str:
     parts = []
     for c in composition.get("constraints", []):
         relations = [bundle.relations[r] for r in c["relations"] if r in bundle.relations]
-        values = join_labels(c["values"], limit=4) if c["op"] in ("in", "not_in") else ""
-        if c["op"] == "not_in":
+        values = join_labels(c["values"], limit=4) if c["op"] in ("in", "not_in", "among", "not_among") else ""
+        if c["op"] == "among":
+            parts.append(f"among {values}")
+        elif c["op"] == "not_among":
+            parts.append(f"other than {values}")
+        elif c["op"] == "not_in":
             parts.append(f"without {values}")
         elif c["op"] == "in" and len(relations) == 1 and relations[0].value_class == "person":
             parts.append(_films_phrase(relations[0], values))
@@ -218,9 +222,10 @@ def composed_sentence(facts: Facts, bundle: Bundle) -> str:
         word = SUPERLATIVE_WORDS.get((_measure(relation), c["op"]), "top")
         films = join_labels([a.label for a in facts.answers])
         value = _with_unit(relation, c["value"])
+        scope = "" if any(x["op"] == "among" for x in c.get("constraints", [])) else " in my knowledge graph"
         if len(facts.answers) == 1:
-            return f"The {word} film{where} in my knowledge graph is {films} ({value})."
-        return f"The {word} films{where} in my knowledge graph are {films} ({value} each)."
+            return f"The {word} film{where}{scope} is {films} ({value})."
+        return f"The {word} films{where}{scope} are {films} ({value} each)."
     if form == "most":
         relation = bundle.relations[c["relation"]]
         if c.get("empty"):

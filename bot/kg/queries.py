@@ -105,6 +105,12 @@ def films_where(bundle: Bundle, constraints) -> str:
     fragments, _ = compose_templates()
     parts = [fragments["films"].render({"$type": iri(bundle.type_predicate), "$film_classes": [iri(c) for c in bundle.film_classes]})]
     for n, c in enumerate(constraints):
+        if c.op == "among":
+            parts.insert(0, fragments["among"].render({"$values": [iri(v) for v in c.values]}))  # bound first
+            continue
+        if c.op == "not_among":
+            parts.append(fragments["not_among"].render({"$values": ", ".join(iri(v) for v in c.values)}))
+            continue
         slots = {"$n": str(n), "$path": relations_path(bundle, c.relations)}
         if c.op in ("in", "not_in"):
             slots["$values"] = [iri(v) for v in c.values]
@@ -190,6 +196,13 @@ def films_linked_to(films: list[str], entity: str) -> str:
     values = " ".join(iri(f) for f in films)
     e = iri(entity)
     return f"SELECT DISTINCT ?film WHERE {{ VALUES ?film {{ {values} }} {{ ?film ?p {e} }} UNION {{ {e} ?p ?film }} }}"
+
+
+def films_per_role(bundle: Bundle, person: str, relations: list[str]) -> str:
+    """How many films `person` has in each of `relations` (as ?relation ?n)."""
+    branches = " UNION ".join(
+        f'{{ ?film {hop_path(bundle, Hop(name, True))} {iri(person)} BIND({literal(name)} AS ?relation) }}' for name in relations)
+    return f"SELECT ?relation (COUNT(DISTINCT ?film) AS ?n) WHERE {{ {branches} }} GROUP BY ?relation"
 
 
 # ---------------------------------------------------------------- embeddings and recommendations

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from bot.core.contracts import Aggregate, Ask, Comparison, Constraint, Hop, LinkedEntity, Verification
 from bot.core.text import Token
+from bot.kg import queries
 from bot.understanding.lexicon import FILM_WORDS, GENERIC, STOP, Lexicon
 from bot.understanding.linking import link_span
 from bot.understanding.mentions import Span
@@ -57,6 +58,8 @@ COUNTRY_ADJECTIVES = {
     "thai": "Thailand", "indonesian": "Indonesia", "lebanese": "Lebanon", "zealand": "New Zealand",
 }
 SUBGENRES = {"slasher": "horror"}
+SET_WORDS = frozenset({"those", "them", "these"})
+OTHER_WORDS = frozenset({"other", "else", "another", "more"})
 COMPOSITION_WORDS = frozenset(COMPARATIVES) | frozenset(SUPERLATIVES) | MONEY_WORDS | AWARD_COUNT_WORDS | frozenset(
     "recent often times together both without excluding".split())  # a genre counted with a broader one (besides the labels that contain the broader word)
 
@@ -187,8 +190,11 @@ class Composer:
 
     def person_relations_for(self, toks, name: Name, a: int, b: int, others: list[Name]) -> tuple[tuple[str, ...], set[int]]:
         """The relations a person takes part in, as the clause words say ("directed by X", "starring X", "X scored"),
-        with the tokens that said it; all of the person's roles when the words say "made" or nothing."""
+        with the tokens that said it; all of the person's roles when the words say "made", and the roles most
+        of their films have when the words say nothing ("Almodóvar's longest film": the films he directed,
+        not the one he produced)."""
         used: set[int] = set()
+        any_role = False
         near = list(range(max(a, name.span.tok_start - 3), name.span.tok_start)) + list(range(name.span.tok_end, min(b, name.span.tok_end + 2)))
         blocked = {k for o in others for k in o.tokens}
         for k in sorted(near, key=lambda k: abs(k - name.span.tok_start)):
@@ -197,6 +203,7 @@ class Composer:
             word = toks[k][0]
             if word in ANY_ROLE_WORDS:
                 used.add(k)  # "films BD Wong made": any role the person has
+                any_role = True
                 continue
             owners = [r for r in self.lexicon.relations_of(word) if r in self.person_relations]
             if owners:
@@ -207,7 +214,16 @@ class Composer:
                 cast = [r for r in self.person_relations if {"starred", "actors"} & self.lexicon.cues.get(r, frozenset())]
                 return tuple(cast or self.person_relations), used
         roles = self.roles_of(name.entity)
+        if len(roles) > 1 and not any_role:
+            roles = self.main_roles(name.entity, roles)
         return tuple(sorted(roles)) or tuple(self.person_relations), used
+
+    def main_roles(self, entity: LinkedEntity, roles: set[str]) -> set[str]:
+        """The roles that hold at least half as many of the person's films as their commonest role."""
+        rows = self.kg.graph.select(queries.films_per_role(self.bundle, entity.iri, sorted(roles)))
+        counts = {str(r["relation"].value): int(r["n"].value) for r in rows if r.get("relation") is not None}
+        top = max(counts.values(), default=0)
+        return {rel for rel, n in counts.items() if n * 2 >= top} or roles
 
     def roles_of(self, entity: LinkedEntity) -> set[str]:
         idx = self.labels.by_iri.get(entity.iri)
@@ -381,18 +397,55 @@ class Composer:
             items = people
         else:
             items = films
+        if relation and not count and not items and not yes_no:
+            pointer = self.set_reference(toks, a, b, names)
+            if pointer:  # "which one is longer?" after two films: the greater of the films talked about
+                reading = Composition(used=used | pointer)
+                reading.constraints.append(Constraint((), "earlier", (), "of those films"))
+                reading.aggregate = Aggregate("max" if greater else "min", relation)
+                reading.relations.add(relation)
+                return reading
         if not relation or len(items) < 2:
-            if relation and len(items) == 1 and yes_no:
-                return None
             return None
         reading = Composition(entities=[n.entity for n in items], used=used | {k for n in items for k in n.tokens})
         reading.relations.add(relation)
         reading.comparison = Comparison(relation, greater, tuple(range(len(items))), count, families, "yes" if yes_no else "")
         return reading
 
+    @staticmethod
+    def set_reference(toks, a: int, b: int, names: list[Name]) -> set[int]:
+        """The tokens that point back at the films the conversation listed: "which of those", "among them",
+        "those films", and "which one" when the clause names nothing itself."""
+        found: set[int] = set()
+        for k in range(a, b):
+            word, before = toks[k][0], toks[k - 1][0] if k > a else ""
+            after = toks[k + 1][0] if k + 1 < b else ""
+            if word in SET_WORDS and before in ("of", "among", "from", "between"):
+                found |= {k - 1, k}
+            elif word in ("those", "these") and after in FILM_WORDS:
+                found |= {k, k + 1}
+            elif word == "one" and before == "which" and not names:
+                found |= {k - 1, k}
+        return found
+
+    @staticmethod
+    def other_films(toks, a: int, b: int) -> set[int]:
+        """'any other films', 'what else': the films already talked about are left out."""
+        return {k for k in range(a, b) if toks[k][0] in OTHER_WORDS - {"more"}
+                or toks[k][0] == "more" and k + 1 < b and toks[k + 1][0] in FILM_WORDS}
+
     def _scope(self, text, toks, a, b, names: list[Name], quants: list[Quantity], reading: Composition) -> bool:
-        """The films a superlative, count or filter is over: conditions from the clause's names and quantities."""
+        """The films a superlative, count or filter is over: conditions from the clause's names and quantities,
+        and the conversation's films when the clause points back at them ("which of those", "any other")."""
         people = [n for n in names if n.entity.group == "person"]
+        pointer = self.set_reference(toks, a, b, names)
+        if pointer:
+            reading.constraints.append(Constraint((), "earlier", (), "of those films"))
+            reading.used |= pointer
+        others = self.other_films(toks, a, b)
+        if others and not pointer:
+            reading.constraints.append(Constraint((), "not_earlier", (), "other"))
+            reading.used |= others
         for name in names:
             if name.entity.group == "film":
                 return False  # a title in the clause: not a question over a set of films
@@ -503,7 +556,8 @@ class Composer:
         people = [n for n in names if n.entity.group == "person"]
         values = [n for n in names if n.entity.group not in ("film", "person")]
         asks_films = bool(set(words) & FILM_WORDS) or any(self._is_genre_word(w) for w in words) or words[:1] in (["which"], ["any"], ["what"])
-        material = bool(quants) or bool(values) or len(people) >= 2 or bool(self.country_adjectives(toks, a, b, set()))
+        material = (bool(quants) or bool(values) or len(people) >= 2 or bool(self.country_adjectives(toks, a, b, set()))
+                    or bool(self.set_reference(toks, a, b, names)))
         if not asks_films or not material:
             return None
         reading = Composition()

@@ -320,9 +320,9 @@ class Understander:
             labels = [self.kg.labels.labels[i].strip() for i in s.ids]
             after = text[toks[s.tok_end - 1][2] : toks[s.tok_end][1]] if s.tok_end < len(toks) else ""
             before = text[toks[s.tok_start - 1][2] : toks[s.tok_start][1]] if s.tok_start > 0 else ""
-            if any(label[-1:] in "?!." and label[-1] in after for label in labels):
+            if any(label[-1:] in "?!." and self._only_the_mark(after, label[-1]) for label in labels):
                 inside.add(s.tok_end)  # "Who Is Cletis Tout?", "Star! released": the mark belongs to the title
-            if any(label[:1] in "?!." and label[0] in before for label in labels):
+            if any(label[:1] in "?!." and self._only_the_mark(before, label[0]) for label in labels):
                 inside.add(s.tok_start)  # "...All the Marbles"
         cuts = [0]
         for k in range(1, len(toks)):
@@ -350,6 +350,12 @@ class Understander:
                 continue
             ranges.append((a, b))
         return ranges
+
+    @staticmethod
+    def _only_the_mark(between: str, mark: str) -> bool:
+        """Whether the text between two words holds the title's own mark and no sentence end besides
+        ("Good Bye, Lenin!? and who ..." ends a question after the title's "!")."""
+        return mark in between and not re.search(r"[.?!;\n]", between.strip().strip(mark))
 
     def _only_a_topic(self, toks: list[Token], spans: list[Span], a: int, b: int) -> bool:
         """Whether tokens a..b only name something ("The movie Inside", "Heat"), asking nothing yet."""
