@@ -70,6 +70,11 @@ def _same_secret(given: str, expected: str) -> bool:
     return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode("utf-8", "surrogatepass"))
 
 
+def is_int64(value: int) -> bool:
+    """SQLite stores 64-bit integers; a larger one from a client is an error of the client's."""
+    return -(2**63) <= value < 2**63
+
+
 def is_loopback(host: str) -> bool:
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -268,8 +273,9 @@ class ChatroomServer:
     async def _json_body(self, request: web.Request) -> dict:
         try:
             body = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise ApiError(400, "Invalid parameters: the body must be JSON.") from None
+            json.dumps(body, ensure_ascii=False).encode("utf-8")  # no lone surrogates ("\ud800") reach the database
+        except (json.JSONDecodeError, UnicodeError, RecursionError):
+            raise ApiError(400, "Invalid parameters: the body must be JSON in UTF-8.") from None
         if not isinstance(body, dict):
             raise ApiError(400, "Invalid parameters: the body must be a JSON object.")
         return body
@@ -298,8 +304,10 @@ class ChatroomServer:
 
     async def login(self, request: web.Request) -> web.Response:
         body = await self._json_body(request)
-        username = str(body.get("username", "")).strip()
-        password = str(body.get("password", ""))
+        username, password = body.get("username", ""), body.get("password", "")
+        if not isinstance(username, str) or not isinstance(password, str):
+            raise ApiError(400, "Invalid parameters: 'username' and 'password' must be strings.")
+        username = username.strip()
         if not USERNAME.fullmatch(username):
             raise ApiError(400, "Choose a name of 1-32 letters, digits, spaces or . ' - characters.")
         role = self._check_credentials(username, password)
@@ -404,6 +412,8 @@ class ChatroomServer:
             since = int(raw_since)
         except ValueError:
             raise ApiError(400, "Parameter 'since' is missing!/ill formatted") from None
+        if not is_int64(since):
+            raise ApiError(400, "Parameter 'since' is missing!/ill formatted")
         alias = room.members[user]
         messages = [m.to_json() for m in self.history.messages(room.uid, since) if m.visible_to(alias)]
         return web.json_response({"info": self._room_info(room, user), "messages": messages,
@@ -423,7 +433,7 @@ class ChatroomServer:
             if not isinstance(text, str):
                 raise ApiError(400, "Invalid parameters: 'message' must be a string.")
             reply = body.get("reply") if isinstance(body.get("reply"), dict) else None
-            in_reply_to = body.get("inReplyTo") if type(body.get("inReplyTo")) is int else None
+            in_reply_to = body.get("inReplyTo") if type(body.get("inReplyTo")) is int and is_int64(body["inReplyTo"]) else None
         else:
             try:
                 text = (await request.read()).decode("utf-8")
@@ -458,7 +468,7 @@ class ChatroomServer:
         ordinal = body.get("messageOrdinal")
         if kind not in REACTIONS:
             raise ApiError(400, f"Reaction type must be one of {', '.join(REACTIONS)}.")
-        if type(ordinal) is not int or not self.history.has_message(room.uid, ordinal):
+        if type(ordinal) is not int or not is_int64(ordinal) or not self.history.has_message(room.uid, ordinal):
             raise ApiError(400, "No message with that ordinal in this room.")
         self.history.react(room.uid, ordinal, user, kind)
         self._emit(room.members, "REACTION", {"roomId": room.uid, "messageOrdinal": ordinal, "type": kind})

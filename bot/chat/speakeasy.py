@@ -309,7 +309,7 @@ class SpeakeasyConnector(Connector):
         parts = split_text(without_mentions(reply.text), MAX_MESSAGE_CHARS) or ["…"]
         for n, part in enumerate(parts):
             if self.reply_json:
-                await self._post_structured(room_uid, part, reply if n == 0 else None, ordinal)
+                await self._post_structured(room_uid, part, reply if n == 0 else None, ordinal if n == 0 else None)
             else:
                 kwargs = {"data": part.encode("utf-8"), "headers": {"Content-Type": "text/plain; charset=utf-8"}}
                 await self._post_with_retry(f"/api/room/{room_uid}", kwargs)
