@@ -10,13 +10,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from speakeasy_client import ProtocolClient
+from speakeasy_spec import check
 
 from bot.chat.chatroom import Chatroom
 from bot.chat.server import ChatroomConfig
 from bot.core.contracts import Message, Reply
-
-from speakeasy_client import ProtocolClient
-from speakeasy_spec import check
 
 pytestmark = pytest.mark.e2e
 
