@@ -17,6 +17,8 @@ import textwrap
 import threading
 
 import pytest
+from speakeasy_client import ProtocolClient
+from test_remote_endpoint import free_port, oxigraph_cli, wait_until_up
 
 from bot.agent import Agent
 from bot.chat.chatroom import Chatroom
@@ -28,8 +30,6 @@ from bot.generation.phrasing.phraser import Phraser
 from bot.kg.store import LocalGraph, RemoteGraph
 
 from conftest import MINI_TTL
-from speakeasy_client import ProtocolClient
-from test_remote_endpoint import free_port, oxigraph_cli, wait_until_up
 
 pytestmark = pytest.mark.e2e
 
