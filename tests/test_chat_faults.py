@@ -40,7 +40,7 @@ def make_store(path, ttl: str) -> None:
     import pyoxigraph
 
     store = pyoxigraph.Store(str(path))
-    store.load(ttl.encode(), "text/turtle")
+    store.load(ttl.encode(), pyoxigraph.RdfFormat.TURTLE)
     store.flush()
     del store
 
