@@ -150,15 +150,16 @@ async def soak(args) -> int:
             samples = [(0.0, *idle_before, 0)]
             print(f"soak: {args.people} people, {args.minutes} min, LLM phrasing {'off' if args.no_llm else 'on'}; child pid {child.pid}")
             print(f"  {'min':>4} {'RSS MB':>8} {'files':>5} {'sockets':>7} {'replies':>8} {'p95 ms':>7}")
-            print(f"  {0:>4} {samples[0][1]:>8.1f} {samples[0][2]:>5} {samples[0][3]:>7} {0:>8} {'':>7}", flush=True)
+            print(f"  {0:>4.1f} {samples[0][1]:>8.1f} {samples[0][2]:>5} {samples[0][3]:>7} {0:>8} {'':>7}", flush=True)
             minute = 1
             while time.monotonic() < until + 1:
                 await asyncio.sleep(max(0.0, started + minute * args.sample_s - time.monotonic()))
                 rss, files, sockets = sample(child.pid)
                 recent = sorted(latency for at, latency in log if at > started + (minute - 1) * args.sample_s)
                 p95 = f"{recent[int(0.95 * (len(recent) - 1))] * 1000:.0f}" if recent else "-"
-                samples.append((minute, rss, files, sockets, len(log)))
-                print(f"  {minute:>4} {rss:>8.1f} {files:>5} {sockets:>7} {len(log):>8} {p95:>7}", flush=True)
+                at = minute * args.sample_s / 60
+                samples.append((at, rss, files, sockets, len(log)))
+                print(f"  {at:>4.1f} {rss:>8.1f} {files:>5} {sockets:>7} {len(log):>8} {p95:>7}", flush=True)
                 minute += 1
                 if time.monotonic() > until:
                     break
@@ -170,7 +171,7 @@ async def soak(args) -> int:
             child.wait(60)
             child_log.close()
         warnings = Path(f"{tmp}/child.log").read_text(errors="replace").splitlines()
-    warm = next((s for s in samples if s[0] >= args.warmup), samples[-1])
+    warm = next((s for s in samples if s[0] >= args.warmup and s[0] > 0), samples[-1])  # a sample under load
     last = samples[-1]
     growth = (last[1] - warm[1]) / warm[1] * 100
     latencies = sorted(latency for _, latency in log) or [0.0]
