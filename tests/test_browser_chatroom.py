@@ -36,7 +36,8 @@ async def ask(page, text: str) -> str:
     before = await page.locator(".msg.bot:not(.thinking)").count()
     await page.fill("#text", text)
     await page.press("#text", "Enter")
-    await page.wait_for_function(f"document.querySelectorAll('.msg.bot:not(.thinking)').length > {before}", timeout=30_000)
+    # locators, not wait_for_function: the page's Content-Security-Policy forbids the eval that the latter needs
+    await page.locator(".msg.bot:not(.thinking)").nth(before).wait_for(timeout=30_000)
     return await page.locator(".msg.bot:not(.thinking) .body").nth(before).inner_text()
 
 
@@ -49,7 +50,7 @@ async def enter(browser, url: str, name: str):
     await page.fill("#login-name", name)
     await page.click("#login-form button")
     await page.wait_for_selector("#composer:visible")
-    await page.wait_for_function("document.querySelectorAll('#room-list li').length > 0")
+    await page.locator("#room-list li").first.wait_for()
     return context, page, errors
 
 
@@ -96,12 +97,100 @@ async def test_two_people_two_rooms_answers_trace_and_rating(mini_agent, tmp_pat
 
             # a reload shows the room's history
             await ann.reload()
-            await ann.wait_for_function("document.querySelectorAll('.msg.bot').length >= 2")
+            await ann.locator(".msg.bot").nth(1).wait_for()
             assert "Gus Van Sant" in await ann.locator("#messages").inner_text()
 
             assert ann_errors == [] and bob_errors == []
             await ann_ctx.close()
             await bob_ctx.close()
+            await browser.close()
+    finally:
+        await chatroom.stop()
+
+
+HOSTILE = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2"><b>bold</b> javascript:alert(1)'
+
+
+def hostile_echo(message):
+    from bot.core.contracts import Reply
+
+    return Reply(f"You said: {message.text} — see tt0119217, wd:Q42 and https://evil.invalid/x image:../api/logout", "factual")
+
+
+async def test_the_page_renders_hostile_names_and_messages_as_text_and_keeps_the_session_safe(tmp_path):
+    need_browser()
+    from playwright.async_api import async_playwright
+
+    chatroom = Chatroom(hostile_echo, ChatroomConfig(db_path=str(tmp_path / "chat.sqlite3"), port=0, bot_password="pw"))
+    url = await chatroom.start()
+    try:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            context = await browser.new_context()
+            page = await context.new_page()
+            errors = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            response = await page.goto(url)
+            policy = response.headers["content-security-policy"]
+            assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+            assert await page.evaluate("[...document.scripts].every((s) => s.src && !s.textContent.trim())")
+
+            # a display name made of HTML is refused with a clear message, and nothing runs
+            await page.fill("#login-name", '<img src=x onerror="window.__xss = 3">')
+            await page.click("#login-form button")
+            await page.locator("#login-error:not(:empty)").wait_for()
+            assert "name" in (await page.locator("#login-error").inner_text()).lower()
+            await page.fill("#login-name", "Zoë O'Brien-Ünal")
+            await page.click("#login-form button")
+            await page.wait_for_selector("#composer:visible")
+            assert await page.locator("#who").inner_text() == "signed in as Zoë O'Brien-Ünal"
+
+            reply = await ask(page, HOSTILE)
+            mine = await page.locator(".msg.mine .body").first.inner_text()
+            assert "<script>" in mine and "onerror" in mine and "<b>bold</b>" in mine  # shown as the text it is
+            assert "<script>" in reply
+            assert await page.evaluate("window.__xss") is None
+            assert await page.locator("#messages img, #messages script, #messages b").count() == 0
+            links = await page.eval_on_selector_all("#messages a", "(as) => as.map((a) => a.href)")
+            assert links == ["https://www.imdb.com/title/tt0119217/", "https://www.wikidata.org/wiki/Q42"]
+
+            cookies = {c["name"]: c for c in await context.cookies()}
+            assert cookies["SESSIONID"]["httpOnly"] and cookies["SESSIONID"]["sameSite"] == "Strict"
+            assert "SESSIONID" not in await page.evaluate("document.cookie")
+            assert errors == []
+            await browser.close()
+    finally:
+        await chatroom.stop()
+
+
+async def test_an_exposed_chatroom_needs_the_access_token_and_limits_each_persons_messages(tmp_path):
+    need_browser()
+    from playwright.async_api import async_playwright
+
+    config = ChatroomConfig(db_path=str(tmp_path / "chat.sqlite3"), port=0, bot_password="pw", access_token="letmein",
+                            messages_per_minute=3)
+    chatroom = Chatroom(hostile_echo, config)
+    url = await chatroom.start()
+    chatroom.server.config.host = "0.0.0.0"  # as if bound to every address; the socket itself stays on loopback
+    try:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            page = await browser.new_page()
+            await page.goto(url)
+            await page.wait_for_selector("#login-secret-row:not([hidden])")
+            await page.fill("#login-name", "Ann")
+            await page.click("#login-form button")  # no token
+            await page.locator("#login-error:not(:empty)").wait_for()
+            assert "Invalid credentials" in await page.locator("#login-error").inner_text()
+            await page.fill("#login-secret", "letmein")
+            await page.click("#login-form button")
+            await page.wait_for_selector("#composer:visible")
+            for i in range(3):
+                assert "You said" in await ask(page, f"question {i}")
+            await page.fill("#text", "one too many")
+            await page.press("#text", "Enter")
+            await page.locator("#room-error", has_text="Too many messages").wait_for()
+            assert await page.input_value("#text") == "one too many"  # kept, to send later
             await browser.close()
     finally:
         await chatroom.stop()

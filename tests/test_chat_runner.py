@@ -7,7 +7,7 @@ import random
 import threading
 import time
 
-from bot.chat.runner import Runner
+from bot.chat.runner import UNDELIVERED_TEXT, Runner
 from bot.core.contracts import Message, Reply
 
 
@@ -75,7 +75,23 @@ async def test_a_slow_answer_does_not_block_other_rooms():
     assert order == ["fast", "slow"]
 
 
-async def test_a_failed_delivery_is_counted_and_the_room_goes_on():
+async def test_a_reply_that_cannot_be_delivered_is_replaced_by_a_short_text_reply():
+    runner = Runner(lambda m: Reply(m.text, "factual"), workers=1)
+    delivered = []
+
+    async def deliver(message, reply):
+        if reply.text == "too big":
+            raise ConnectionError("Request Entity Too Large")
+        delivered.append((message.text, reply.text))
+
+    for text in ("a", "too big", "b"):
+        runner.submit(Message("r", "u", text), deliver)
+    await runner.close()
+    assert delivered == [("a", "a"), ("too big", UNDELIVERED_TEXT), ("b", "b")]
+    assert runner.stats.substituted == 1 and runner.stats.undelivered == 0
+
+
+async def test_a_room_that_refuses_every_reply_is_counted_and_the_room_goes_on():
     runner = Runner(lambda m: Reply(m.text, "factual"), workers=1)
     delivered = []
 
@@ -88,4 +104,4 @@ async def test_a_failed_delivery_is_counted_and_the_room_goes_on():
         runner.submit(Message("r", "u", text), deliver)
     await runner.close()
     assert delivered == ["a", "b"]
-    assert runner.stats.undelivered == 1
+    assert runner.stats.undelivered == 1 and runner.stats.substituted == 0

@@ -159,8 +159,6 @@ async def test_at_mentions_are_routed_privately(server):
 async def test_event_stream_sends_rooms_messages_and_reactions(server):
     async with jar_session() as ann:
         await login(ann, server, "Ann")
-        async with ann.post(url(server, "/api/rooms/request"), json={}) as resp:
-            uid = (await resp.json())["uid"]
         events = []
 
         async def read():
@@ -177,6 +175,8 @@ async def test_event_stream_sends_rooms_messages_and_reactions(server):
 
         reader = asyncio.create_task(read())
         await asyncio.sleep(0.3)
+        async with ann.post(url(server, "/api/rooms/request"), json={}) as resp:  # a room opened after the stream
+            uid = (await resp.json())["uid"]
         await ann.post(url(server, f"/api/room/{uid}"), data=b"hi")
         await ann.post(url(server, f"/api/room/{uid}/reaction"), json={"messageOrdinal": 0, "type": "THUMBS_UP"})
         await asyncio.wait_for(reader, 10)

@@ -14,12 +14,24 @@ from bot.chat.render import split_text, without_mentions
 from bot.chat.runner import Runner
 from bot.chat.server import ChatroomConfig, ChatroomServer
 from bot.chat.speakeasy import SpeakeasyConnector
-from bot.core.contracts import Message, Reply
+from bot.core.contracts import Fact, Message, Reply, TraceStep
 
 pytestmark = pytest.mark.e2e
 
 
+def huge_reply() -> Reply:
+    """A reply whose facts alone (and trace alone) are far over the chatroom's 64 kB body limit."""
+    films = [f"Film number {i}" for i in range(3000)]
+    facts = [Fact(f"http://test.invalid/film{i}", title, "director", "http://test.invalid/gvs", "Gus Van Sant")
+             for i, title in enumerate(films)]
+    trace = [TraceStep("retrieve", 1.0, {"sparql": "SELECT ?x WHERE { ?x ?p ?o } # " + "x" * 80_000})]
+    return Reply("Gus Van Sant directed " + ", ".join(films[:5]) + " and 2995 more.", "factual", answers=films, facts=facts,
+                 trace=trace)
+
+
 def echo(message: Message) -> Reply:
+    if message.text == "huge":
+        return huge_reply()
     if message.text == "long":
         return Reply(" ".join(f"word{i}" for i in range(700)), "factual")  # ~5,500 characters
     if message.text == "mention":
@@ -103,6 +115,26 @@ async def test_long_replies_are_split_and_mentions_defused(chatroom):
         assert len(parts) == 3 and all(len(p) <= 2000 for p in parts)
         assert " ".join(parts) == " ".join(f"word{i}" for i in range(700))
         assert "@" not in replies[-1]["message"] and replies[-1]["recipients"] == []
+    finally:
+        await ann.close()
+
+
+async def test_a_reply_whose_facts_exceed_the_body_limit_is_trimmed_not_dropped(chatroom, caplog):
+    ann = Person(chatroom.url, "Ann")
+    try:
+        await ann.login()
+        room = await ann.new_room()
+        await ann.say(room, "huge")
+        await ann.say(room, "after")
+        replies = await ann.wait_for_bot(room, 2)
+        assert [m["message"] for m in replies] == [huge_reply().text, "echo: after"]
+        structured = replies[0]["reply"]
+        assert structured["text"] == huge_reply().text and structured["kind"] == "factual"
+        assert structured["trace"] == [] and structured["facts"] == []  # shed first, so the reply fits
+        assert replies[0]["inReplyTo"] == 0 and replies[1]["inReplyTo"] == 1
+        assert chatroom.runner.stats.undelivered == chatroom.runner.stats.substituted == 0
+        trimmed = [r.getMessage() for r in caplog.records if "trimmed" in r.getMessage()]
+        assert len(trimmed) == 1 and "trace, facts" in trimmed[0]
     finally:
         await ann.close()
 

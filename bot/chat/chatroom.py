@@ -51,6 +51,8 @@ def chatroom_config(settings: Settings, db_path: Path | None = None) -> Chatroom
         bot_password=secrets.token_urlsafe(18),
         access_token=settings.access_token,
         accounts=accounts,
+        bot_accounts=parse_accounts(settings.chat_bot_accounts),
+        room_minutes=settings.chat_room_minutes,
         images_dir=settings.images_dir,
     )
 

@@ -1,7 +1,8 @@
 """Runs the (synchronous, CPU-bound) answering off the event loop, keeping per-room order.
 
 Every submitted message gets exactly one reply: an answer, or a friendly error reply when
-answering fails. Each room has its own queue, so replies in a room keep the order of the
+answering fails, or, when the answer cannot be delivered (the connector already trimmed and
+retried it), a short text-only reply saying so. Each room has its own queue, so replies in a room keep the order of the
 questions, while other rooms are answered by the other workers meanwhile.
 """
 
@@ -22,6 +23,7 @@ Respond = Callable[[Message], Reply]
 Deliver = Callable[[Message, Reply], Awaitable[None]]
 ROOM_IDLE_S = 60.0  # a room's queue task ends after this long without messages
 FAILURE_TEXT = "Sorry, something went wrong while I was answering that. Please try again or rephrase the question."
+UNDELIVERED_TEXT = "Sorry, I found an answer to that but could not send it here. Please ask again, perhaps more narrowly."
 
 
 @dataclass
@@ -29,7 +31,8 @@ class RunnerStats:
     submitted: int = 0
     answered: int = 0
     failed: int = 0  # answering raised; an error reply was sent instead
-    undelivered: int = 0  # the connector could not deliver the reply
+    substituted: int = 0  # the reply could not be delivered; the short text-only reply was sent instead
+    undelivered: int = 0  # not even the short reply could be delivered
 
 
 class Runner:
@@ -71,16 +74,27 @@ class Runner:
                     return
                 continue
             try:
-                reply = await self.answer(message)
-                try:
-                    await deliver(message, reply)
-                except Exception:  # noqa: BLE001 - one failed delivery must not stop the room
-                    self.stats.undelivered += 1
-                    log.exception("could not deliver the reply to %s in %s", message.sender, room)
+                await self._deliver(message, await self.answer(message), deliver)
             finally:
                 self._pending -= 1
                 if self._pending == 0:
                     self._idle.set()
+
+    async def _deliver(self, message: Message, reply: Reply, deliver: Deliver) -> None:
+        """Deliver the reply; when that fails, deliver the short text-only reply instead. Never raises."""
+        try:
+            await deliver(message, reply)
+            return
+        except Exception as exc:  # noqa: BLE001 - one failed delivery must not stop the room
+            log.warning("could not deliver the reply to %s in %s (%s: %s); sending a short text-only reply instead",
+                        message.sender, message.room, type(exc).__name__, exc)
+        try:
+            await deliver(message, Reply(UNDELIVERED_TEXT, Kind.ERROR, error=True))
+            self.stats.substituted += 1
+        except Exception:  # noqa: BLE001 - the platform refuses even that (e.g. the room was closed)
+            self.stats.undelivered += 1
+            log.exception("could not deliver even the short reply to %s in %s; the question stays unanswered",
+                          message.sender, message.room)
 
     async def answer(self, message: Message) -> Reply:
         """The reply for one message, computed in a worker thread; never raises."""

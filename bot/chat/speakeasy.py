@@ -6,6 +6,12 @@ stream missed). Messages are answered exactly once: per room it remembers, in a 
 state file, the ordinal of the last answered question and the one being answered, so a
 restart neither repeats nor loses a message (the room history shows whether a reply in
 flight at the crash reached the room).
+
+It reads what the platform sends and nothing more: rooms from GET /api/rooms or from ROOMS
+events (whichever comes first), messages with `read` or the older `isRead` (neither is
+needed). A reply is never dropped for its size: its text goes out in 2,000-character parts,
+and on our chatroom the structured reply that rides along with the first part sheds its trace,
+facts and entities until the request fits the server's body limit.
 """
 
 from __future__ import annotations
@@ -29,7 +35,10 @@ from .runner import Runner
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE_CHARS = 2000
+MAX_BODY_BYTES = 64 * 1024  # the chatroom's request body limit (bot/chat/server.py)
 REPLY_TYPE = "application/vnd.moviebot.reply+json"
+# What a structured reply sheds, in this order, until its request fits MAX_BODY_BYTES
+SHED_ORDER = (("trace",), ("facts",), ("entities", "answers"), ("reply",))
 SAFETY_POLL_S = 15.0  # polling interval while the event stream is live
 MAX_BACKOFF_S = 30.0
 POST_ATTEMPTS = 6
@@ -37,6 +46,10 @@ POST_ATTEMPTS = 6
 
 class SpeakeasyError(RuntimeError):
     """The server refused a request (bad credentials, unknown room, ...)."""
+
+    def __init__(self, text: str, status: int = 0):
+        super().__init__(text)
+        self.status = status
 
 
 @dataclass
@@ -287,20 +300,36 @@ class SpeakeasyConnector(Connector):
         state = self.state.rooms.setdefault(message.room, RoomState())
         state.pending = ordinal
         self.state.save()
-        await self._post_reply(message.room, reply)
+        await self._post_reply(message.room, reply, ordinal)
         state.answered = max(state.answered, ordinal)
         state.pending = None
         self.state.save()
 
-    async def _post_reply(self, room_uid: str, reply: Reply) -> None:
+    async def _post_reply(self, room_uid: str, reply: Reply, ordinal: int | None = None) -> None:
         parts = split_text(without_mentions(reply.text), MAX_MESSAGE_CHARS) or ["…"]
         for n, part in enumerate(parts):
             if self.reply_json:
-                body = {"message": part, "reply": reply.to_json() if n == 0 else None}
-                kwargs = {"data": json.dumps(body, ensure_ascii=False).encode(), "headers": {"Content-Type": REPLY_TYPE}}
+                await self._post_structured(room_uid, part, reply if n == 0 else None, ordinal if n == 0 else None)
             else:
                 kwargs = {"data": part.encode("utf-8"), "headers": {"Content-Type": "text/plain; charset=utf-8"}}
-            await self._post_with_retry(f"/api/room/{room_uid}", kwargs)
+                await self._post_with_retry(f"/api/room/{room_uid}", kwargs)
+
+    async def _post_structured(self, room_uid: str, part: str, reply: Reply | None, ordinal: int | None) -> None:
+        """One part as our chatroom's reply JSON, shedding what does not fit (or what the server calls too large)."""
+        bodies = list(structured_bodies(part, reply.to_json() if reply is not None else None, ordinal))
+        for n, (shed, body) in enumerate(bodies):
+            if len(body) > MAX_BODY_BYTES and n < len(bodies) - 1:
+                continue
+            try:
+                await self._post_with_retry(f"/api/room/{room_uid}", {"data": body, "headers": {"Content-Type": REPLY_TYPE}})
+            except SpeakeasyError as exc:
+                if exc.status == 413 and n < len(bodies) - 1:
+                    continue
+                raise
+            if shed:
+                log.warning("the reply to message %s in room %s was trimmed to fit the server: left out %s (%d -> %d bytes)",
+                            ordinal, room_uid, ", ".join(shed), len(bodies[0][1]), len(body))
+            return
 
     async def _post_with_retry(self, path: str, kwargs: dict) -> None:
         delay = 0.5
@@ -310,7 +339,7 @@ class SpeakeasyConnector(Connector):
                 if status == 200:
                     return
                 if status not in (429, 500, 502, 503, 504):
-                    raise SpeakeasyError(f"posting to {path}: {data.get('description', status)}")
+                    raise SpeakeasyError(f"posting to {path}: {data.get('description', status)}", status)
             except (TimeoutError, aiohttp.ClientError) as exc:
                 if attempt == POST_ATTEMPTS:
                     raise
@@ -318,6 +347,25 @@ class SpeakeasyConnector(Connector):
             await asyncio.sleep(delay)
             delay = min(delay * 2, MAX_BACKOFF_S)
         raise SpeakeasyError(f"posting to {path}: gave up after {POST_ATTEMPTS} attempts")
+
+
+def structured_bodies(part: str, reply: dict | None, ordinal: int | None):
+    """(what was left out, request body) for a reply part: whole first, then shedding SHED_ORDER step by step."""
+    body = {"message": part, "reply": reply, "inReplyTo": ordinal}
+    shed: tuple[str, ...] = ()
+    yield shed, json.dumps(body, ensure_ascii=False).encode()
+    if reply is None:
+        return
+    reply = dict(reply)
+    for keys in SHED_ORDER:
+        shed += keys
+        if keys == ("reply",):
+            body = {"message": part, "reply": None, "inReplyTo": ordinal}
+        else:
+            for key in keys:
+                reply[key] = []
+            body = {"message": part, "reply": reply, "inReplyTo": ordinal}
+        yield shed, json.dumps(body, ensure_ascii=False).encode()
 
 
 async def _json(resp: aiohttp.ClientResponse) -> dict:

@@ -66,6 +66,8 @@ class Settings:
     chat_workers: int = 2  # threads answering chat messages (one room is answered one message at a time)
     chat_bot_name: str = "moviebot"  # the bot's user name in the web chatroom
     chat_accounts: str = ""  # web chatroom accounts "name:password,name2:password2" (besides the access token)
+    chat_bot_accounts: str = ""  # other bots' accounts in the web chatroom (e.g. a student's bot), "name:password,..."
+    chat_room_minutes: int = 0  # web chatroom rooms close by themselves after this long (Speakeasy: 10); 0 = when closed
     speakeasy_url: str = ""  # e.g. https://speakeasy.example.org (the `moviebot speakeasy` connector)
     speakeasy_user: str = ""
     speakeasy_password: str = ""

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
+import os
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -19,6 +21,7 @@ from bot.core.errors import StoreError
 from bot.kg.bundle import Bundle
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
+log = logging.getLogger(__name__)
 
 
 
@@ -32,41 +35,74 @@ class Node(NamedTuple):
 
 
 class LocalGraph:
-    """A built Oxigraph store, opened read-only (cheap: ~0.5 s for 2M triples)."""
+    """A built Oxigraph store, opened read-only (cheap: ~0.5 s for 2M triples).
+
+    An open read-only store keeps reading the files it opened, so a store folder replaced by a
+    rebuild (built beside it, then moved into place) would go on answering from the old graph:
+    every query first checks that the folder is still the one that was opened and reopens it
+    when it was replaced. A store that cannot be opened or read raises StoreError (the user
+    gets a friendly reply), and the next query tries again, so the bot recovers without a restart.
+    """
 
     def __init__(self, path: Path):
+        self.path = path
+        self.store = None
+        self._identity: tuple[int, int] | None = None
+        self._open()
+
+    def _folder_identity(self) -> tuple[int, int] | None:
+        try:
+            stat = os.stat(self.path)
+        except OSError:
+            return None
+        return stat.st_dev, stat.st_ino
+
+    def _open(self) -> None:
         import pyoxigraph
 
-        self.path = path
+        identity = self._folder_identity()
         try:
-            self.store = pyoxigraph.Store.read_only(str(path))
+            store = pyoxigraph.Store.read_only(str(self.path))
         except OSError as exc:
-            raise StoreError(f"cannot open the store at {path}: {exc}") from exc
+            raise StoreError(f"cannot open the store at {self.path}: {exc}") from exc
+        self.store, self._identity = store, identity
+
+    def _current(self):
+        identity = self._folder_identity()
+        if identity is not None and identity != self._identity:
+            log.warning("the store at %s was replaced (a rebuild?); reopening it", self.path)
+            self._open()
+        return self.store
 
     def select(self, query: str) -> list[dict[str, Node]]:
         import pyoxigraph
 
         try:
-            solutions = self.store.query(query)
+            solutions = self._current().query(query)
         except SyntaxError as exc:
             raise StoreError(f"bad SPARQL: {exc}") from exc
+        except OSError as exc:  # the store's files went away or cannot be read
+            raise StoreError(f"cannot read the store at {self.path}: {exc}") from exc
         names = [v.value for v in solutions.variables]
         named, literal = pyoxigraph.NamedNode, pyoxigraph.Literal
         rows = []
-        for solution in solutions:
-            row = {}
-            for name in names:
-                term = solution[name]
-                if term is None:
-                    continue
-                kind = type(term)
-                if kind is named:
-                    row[name] = Node(term.value, True)
-                elif kind is literal:
-                    row[name] = Node(term.value, False, term.datatype.value, term.language or "")
-                else:
-                    row[name] = Node(str(term), False, "bnode")
-            rows.append(row)
+        try:
+            for solution in solutions:  # evaluated lazily: reading can fail here too
+                row = {}
+                for name in names:
+                    term = solution[name]
+                    if term is None:
+                        continue
+                    kind = type(term)
+                    if kind is named:
+                        row[name] = Node(term.value, True)
+                    elif kind is literal:
+                        row[name] = Node(term.value, False, term.datatype.value, term.language or "")
+                    else:
+                        row[name] = Node(str(term), False, "bnode")
+                rows.append(row)
+        except OSError as exc:
+            raise StoreError(f"cannot read the store at {self.path}: {exc}") from exc
         return rows
 
 

@@ -20,6 +20,7 @@ function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (k === "class") node.className = v;
+    else if (k === "style") Object.assign(node.style, v);  // CSSOM, allowed by the page's style-src 'self'
     else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
     else node.setAttribute(k, v);
   }
@@ -27,24 +28,23 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-// --- text rendering: ids as links, image tokens as pictures, bullet lines as lists -------------
+// --- text rendering: text nodes only; IMDb and Wikidata ids as links, the bot's image tokens as pictures ---
+// Nothing anyone typed becomes markup or a link of its choosing: a link is built from an id alone.
 
-const TOKEN = /(image:[\w\/.-]+|\b(?:tt|nm)\d{7,8}\b|\bwd:Q\d+\b|\bQ[1-9]\d{0,9}\b|https?:\/\/[^\s<>"]+)/g;
+const TOKEN = /(image:[\w\/.-]+|\b(?:tt|nm)\d{7,8}\b|\bwd:Q\d+\b|\bQ[1-9]\d{0,9}\b)/g;
 
-function inline(text) {
+function inline(text, fromBot) {
   const out = [];
   let last = 0;
   for (const m of text.matchAll(TOKEN)) {
     out.push(text.slice(last, m.index));
     const token = m[0];
     if (token.startsWith("image:")) {
-      out.push(state.config.images ? el("img", { src: "/images/" + token.slice(6), alt: token, loading: "lazy" }) : token);
+      out.push(fromBot && state.config.images && !token.includes("..") ? el("img", { src: "/images/" + token.slice(6), alt: token, loading: "lazy" }) : token);
     } else if (/^(tt|nm)/.test(token)) {
-      out.push(el("a", { href: `https://www.imdb.com/${token.startsWith("tt") ? "title" : "name"}/${token}/`, target: "_blank", rel: "noopener" }, token));
-    } else if (/^(wd:)?Q/.test(token)) {
-      out.push(el("a", { href: "https://www.wikidata.org/wiki/" + token.replace("wd:", ""), target: "_blank", rel: "noopener" }, token));
+      out.push(el("a", { href: `https://www.imdb.com/${token.startsWith("tt") ? "title" : "name"}/${token}/`, target: "_blank", rel: "noopener noreferrer" }, token));
     } else {
-      out.push(el("a", { href: token, target: "_blank", rel: "noopener" }, token));
+      out.push(el("a", { href: "https://www.wikidata.org/wiki/" + token.replace("wd:", ""), target: "_blank", rel: "noopener noreferrer" }, token));
     }
     last = m.index + token.length;
   }
@@ -52,15 +52,15 @@ function inline(text) {
   return out;
 }
 
-function renderText(text) {
+function renderText(text, fromBot) {
   const nodes = [];
   let items = [];
   const flush = () => { if (items.length) nodes.push(el("ul", {}, items)); items = []; };
   for (const line of text.split("\n")) {
     const bullet = line.match(/^\s*(?:[-•*]|\d+\.)\s+(.*)$/);
-    if (bullet) { items.push(el("li", {}, inline(bullet[1]))); continue; }
+    if (bullet) { items.push(el("li", {}, inline(bullet[1], fromBot))); continue; }
     flush();
-    if (line.trim()) nodes.push(el("div", {}, inline(line)));
+    if (line.trim()) nodes.push(el("div", {}, inline(line, fromBot)));
   }
   flush();
   return nodes;
@@ -71,10 +71,10 @@ function renderReply(text, reply) {
   const at = answers.length > 3 ? text.indexOf(answers[0]) : -1;
   if (at > 0) {  // "The films ... are A, B, C and 9 more." -> the sentence head and the whole list
     const head = text.slice(0, at).replace(/[\s:,]+$/, "");
-    return [el("div", {}, inline(head + ":")), el("ul", {}, answers.map((a) => el("li", {}, inline(a))))];
+    return [el("div", {}, inline(head + ":", true)), el("ul", {}, answers.map((a) => el("li", {}, inline(a, true))))];
   }
-  const nodes = renderText(text);
-  if (reply && reply.image) nodes.push(renderText("image:" + reply.image));
+  const nodes = renderText(text, true);
+  if (reply && reply.image) nodes.push(renderText("image:" + reply.image, true));
   return nodes;
 }
 
@@ -91,7 +91,7 @@ function stageDetail(step) {
   if (step.stage === "understand") {
     parts.push(el("div", {}, chips([`kind: ${d.kind}`, d.chain ? `chain: ${d.chain}` : null, `confidence: ${d.confidence}`].filter(Boolean))));
     for (const e of d.entities || []) {
-      parts.push(el("div", {}, "entity ", el("b", {}, e.label), ` (${e.group}, match ${e.score}) `, inline(e.iri.replace("http://www.wikidata.org/entity/", "wd:"))));
+      parts.push(el("div", {}, "entity ", el("b", {}, e.label), ` (${e.group}, match ${e.score}) `, inline(e.iri.replace("http://www.wikidata.org/entity/", "wd:"), true)));
     }
     delete d.kind; delete d.chain; delete d.confidence; delete d.entities;
   }
@@ -106,7 +106,7 @@ function tracePanel(reply) {
   const max = Math.max(1, ...steps.map((s) => s.ms));
   const rows = steps.map((s) => el("tr", {},
     el("td", { class: "stage" }, STAGE_NAMES[s.stage] || s.stage),
-    el("td", { class: "ms" }, el("span", { class: "bar", style: `width:${Math.max(2, 60 * s.ms / max)}px` }), `${s.ms.toFixed(1)} ms`),
+    el("td", { class: "ms" }, el("span", { class: "bar", style: { width: `${Math.max(2, 60 * s.ms / max)}px` } }), `${s.ms.toFixed(1)} ms`),
     el("td", {}, stageDetail(s))));
   return el("div", { class: "trace" }, el("table", {}, el("tbody", {}, rows)),
     el("div", {}, `total ${Number(reply.latency_ms || 0).toFixed(1)} ms`));
@@ -123,7 +123,7 @@ function messageNode(m) {
   const kind = m.reply ? m.reply.kind : "";
   const node = el("li", { class: `msg ${mine ? "mine" : ""} ${bot ? "bot kind-" + kind : ""}`, "data-ordinal": m.ordinal },
     el("div", { class: "author" }, m.authorAlias),
-    el("div", { class: "body" }, bot ? renderReply(m.message, m.reply) : renderText(m.message)));
+    el("div", { class: "body" }, bot ? renderReply(m.message, m.reply) : renderText(m.message, false)));
   if (bot) {
     const tools = el("div", { class: "tools" });
     if (m.reply) {
@@ -283,7 +283,10 @@ async function start() {
     if (!text || !state.current) return;
     $("send").disabled = true;
     try { await api("POST", `/api/room/${state.current}`, text, "text/plain; charset=utf-8"); $("text").value = ""; $("room-error").textContent = ""; }
-    catch (err) { $("room-error").textContent = err.message; }
+    catch (err) {  // the text stays in the box to send again
+      $("room-error").textContent = err.message;
+      if (err.status === 400) refreshRoom().catch(() => {});  // e.g. the room was closed meanwhile
+    }
     finally { $("send").disabled = false; $("text").focus(); }
   });
   $("text").addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("composer").requestSubmit(); } });
