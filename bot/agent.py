@@ -285,6 +285,9 @@ class Agent:
         for c in understanding.constraints:
             if c.op == "earlier":
                 films = listed_films(conversation, self.kg)
+                if len(films) < 2 and conversation.turns and len(conversation.turns[-1][1].answers) >= 2:
+                    return Facts(Kind.FACTUAL, understanding.text, topic=understanding.entities, message=(
+                        "I can only compare films that way, and my last answer was not a list of films."))
                 if len(films) < 2:
                     return Facts(Kind.FACTUAL, understanding.text, topic=understanding.entities, message=(
                         "Which films do you mean? Ask me for some first, for example \"Which films did Christopher Nolan direct?\", "

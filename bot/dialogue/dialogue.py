@@ -34,7 +34,9 @@ Turn = tuple[Understanding, Facts]
 MAX_OPTIONS = 4
 MAX_LIKED = 12
 
-PRONOUN = re.compile(r"\b(?:(?P<person>he|she|him|her|his|hers)|(?P<film>it|its|that (?:film|movie)|this (?:film|movie)))\b", re.I)
+PRONOUN = re.compile(r"\b(?:(?P<person>he|she|him|her|his|hers)|(?P<film>it|its|that (?:film|movie)|this (?:film|movie))|"
+                     r"(?<!of )(?<!among )(?<!from )(?<!between )(?P<plural>they|them))\b", re.I)
+MAX_PLURAL_REFERENTS = 5  # "did they act in it?" names at most this many earlier answers
 WHAT_ABOUT = re.compile(r"^\W*(?:and|but|ok(?:ay)?,?|so)?\s*(?:(?:what|how) about|and|also|same for|now)\s+(?P<name>.+?)\W*$", re.I)
 LIKE_STATEMENT = re.compile(r"\b(?:i|we)\s+(?:also\s+|really\s+|just\s+|do\s+|did\s+|totally\s+)*(?:like|liked|love|loved|enjoy|enjoyed|adore|adored)\b", re.I)
 ACCUMULATE = re.compile(r"\b(also|too|as well|additionally|besides|more)\b", re.I)
@@ -187,9 +189,18 @@ class Dialogue:
         pieces, last = [], 0
         for match in PRONOUN.finditer(text):
             word = match.group(0)
-            group = "person" if match.group("person") else "film"
-            referent = referents[group]
-            if referent is None or any(a <= match.start() < b for a, b in titles) or _title_case_inside(text, match):
+            if any(a <= match.start() < b for a, b in titles) or _title_case_inside(text, match):
+                continue
+            if match.group("plural"):
+                together = self._recent_answers(memory)
+                if not together:
+                    continue
+                name = join_labels([self._mention(o) for o in together], limit=MAX_PLURAL_REFERENTS)
+                pieces += [text[last : match.start()], name]
+                last = match.end()
+                continue
+            referent = referents["person" if match.group("person") else "film"]
+            if referent is None:
                 continue
             name = self._mention(referent)
             if word.lower() in {"his", "hers", "its"}:
@@ -219,6 +230,16 @@ class Dialogue:
                 if not groups or topic.group in groups:
                     return understanding.text, topic.start, topic.end
         return None
+
+    def _recent_answers(self, memory: RoomMemory) -> list[Option]:
+        """The previous turn's answers when "they" can mean them: two to a few entities of one kind
+        ("Who wrote Central Station?" "Did they also act in it?")."""
+        if not memory.conversation.turns:
+            return []
+        _understanding, facts = memory.conversation.turns[-1]
+        options = [self._option(a.iri) for a in facts.answers if a.iri and self.labels.info(a.iri)]
+        groups = {self._group(o.iri) for o in options}
+        return options if 2 <= len(options) <= MAX_PLURAL_REFERENTS and len(groups) == 1 else []
 
     def _recent_entity(self, memory: RoomMemory, group: str) -> Option | None:
         """The entity of `group` the conversation was last about: a single answer, else the topic."""

@@ -210,7 +210,9 @@ class Understander:
         if intent:
             return Understanding(text, Kind.SMALLTALK, smalltalk=intent, confidence=1.0)
         masked = self.mask_names(text, toks, spans)
-        kind, _ = question_kind(" ".join(self.speller(w) for w in masked.split()))  # "recommendatoins", "any fils like X"
+        kind, _ = question_kind(masked)
+        if kind is Kind.FACTUAL:  # no cue as written: maybe a misspelt one ("recommendatoins", "any fils like X")
+            kind, _ = question_kind(" ".join(self.speller(w) for w in masked.split()))
         if kind is Kind.FACTUAL and self._asks_to_see_someone(text, toks, spans):
             kind = Kind.MULTIMEDIA
         if kind is Kind.RECOMMENDATION:
