@@ -160,8 +160,8 @@ class FilmRanker:
 def shared_neighbours(graph, bundle: Bundle, picks: list[str], liked: list[str]) -> dict[tuple[str, str], list[tuple[str, str]]]:
     """(pick, liked film) -> [(property, value)] they share: one query fetches every triple around the
     picks and the liked films (bot.kg.queries.neighbourhoods); the shared neighbours are the intersection."""
-    forward = {r.property for r in bundle.relations.values() if r.is_entity and r.direction == "forward"}
-    inverse = {r.property for r in bundle.relations.values() if r.is_entity and r.direction == "inverse"}
+    forward = {r.property for r in bundle.relations.values() if r.is_entity and not r.derived and r.direction == "forward"}
+    inverse = {r.property for r in bundle.relations.values() if r.is_entity and not r.derived and r.direction == "inverse"}
     if not picks or not liked or not (forward or inverse):
         return {}
     films = list(dict.fromkeys(picks + liked))
@@ -214,7 +214,7 @@ class Recommender:
         self.ranker = FilmRanker(space) if space is not None else None
         self.request_mentions = IndexMentions(agent.kg.labels, agent.understander.vocabulary | REQUEST_WORDS)
         bundle = agent.kg.bundle
-        self.relation_of = {(r.property): name for name, r in bundle.relations.items() if r.is_entity}
+        self.relation_of = {(r.property): name for name, r in bundle.relations.items() if r.is_entity and not r.derived}
 
     # -- reading the request
 

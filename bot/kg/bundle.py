@@ -46,6 +46,19 @@ class Relation:
     synonyms: tuple[str, ...] = ()  # other nouns people use for the value ("actor" for cast member)
     peers: tuple[str, ...] = ()  # questions for the other values of the films with {value} (co-stars)
     cues: tuple[str, ...] = ()  # more words people use when they ask about this relation ("helmed", "runtime")
+    # properties followed from the film before `property`: the relation reaches its values through other nodes
+    # ("the author of the work a film is based on" = based on, then author). Such a derived relation is queried
+    # as a SPARQL property path; stored-triple features (crowd tasks, embeddings, neighbourhoods) leave it out.
+    via: tuple[str, ...] = ()
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The properties from a film to a value, in order."""
+        return (*self.via, self.property)
+
+    @property
+    def derived(self) -> bool:
+        return bool(self.via)
 
     @property
     def is_entity(self) -> bool:
@@ -150,12 +163,13 @@ def _relation(name: str, table: dict, prefixes: dict, classes: dict, builtins: d
     where = f"{where} [relations.{name}]"
     if not isinstance(table, dict):
         raise BundleError(f"{where}: expected a table")
-    unknown = set(table) - {"property", "direction", "kind", "value_class", "noun", "plural", "asks", "films", "finds", "synonyms", "peers", "cues"}
+    unknown = set(table) - {"property", "direction", "kind", "value_class", "noun", "plural", "asks", "films", "finds", "synonyms", "peers", "cues", "via"}
     if unknown:
         raise BundleError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
     if "property" not in table:
         raise BundleError(f"{where}: missing 'property'")
     prop = expand_curie(str(table["property"]), prefixes, where=f"{where} property")
+    via = tuple(expand_curie(v, prefixes, where=f"{where} via") for v in _strings(table.get("via"), f"{where} via"))
     direction = table.get("direction", "forward")
     if direction not in DIRECTIONS:
         raise BundleError(f"{where}: direction must be one of {DIRECTIONS}, not {direction!r}")
@@ -170,7 +184,7 @@ def _relation(name: str, table: dict, prefixes: dict, classes: dict, builtins: d
             raise BundleError(f"{where}: value_class {value_class!r} is not a declared class group ({', '.join(classes)})")
     elif value_class:
         raise BundleError(f"{where}: value_class is only allowed when kind = 'entity'")
-    builtin = builtins.get(prop, {})
+    builtin = builtins.get("/".join((*via, prop)), {})
     noun = table.get("noun") or builtin.get("noun") or name.replace("_", " ")
     plural = table.get("plural") or builtin.get("plural") or noun + "s"
     asks = _strings(table.get("asks"), f"{where} asks") or _strings(builtin.get("asks"), f"{BUILTIN_PHRASINGS} {prop} asks")
@@ -191,7 +205,10 @@ def _relation(name: str, table: dict, prefixes: dict, classes: dict, builtins: d
         if "{value}" not in phrase:
             raise BundleError(f"{where}: films/finds/peers phrasing {phrase!r} lacks {{value}}")
     cues = _strings(table.get("cues"), f"{where} cues") or _strings(builtin.get("cues"), f"{BUILTIN_PHRASINGS} {prop} cues")
-    return Relation(name, prop, direction, kind, value_class if kind == "entity" else None, noun, plural, asks, films, finds, synonyms, peers, cues)
+    if via and direction != "forward":
+        raise BundleError(f"{where}: a relation with 'via' goes forward from the film")
+    return Relation(name, prop, direction, kind, value_class if kind == "entity" else None, noun, plural, asks, films, finds,
+                    synonyms, peers, cues, via)
 
 
 def load_bundle(path: str | Path) -> Bundle:

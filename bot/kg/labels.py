@@ -156,7 +156,8 @@ def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
             for row in graph.select(queries.role_counts(rel, side)):
                 node = row.get(side)
                 if node is not None and node.is_iri:
-                    degree[node.value] += int(row["n"].value)
+                    if not rel.derived:  # its triples are counted under the relations it is made of
+                        degree[node.value] += int(row["n"].value)
                     roles[node.value] |= 1 << bit
         tick()
     years: dict[str, int] = {}

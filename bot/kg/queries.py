@@ -138,11 +138,17 @@ def value_filter(values: tuple[str, ...], exclude: tuple[str, ...] = ()) -> str:
     return ""
 
 
+def relation_path(relation: Relation) -> str:
+    """The relation's stored direction as a property path: <P>, or <P1>/<P2> for a relation derived through other nodes."""
+    steps = "/".join(iri(p) for p in relation.path)
+    return steps if not relation.derived else f"({steps})"
+
+
 def hop_path(bundle: Bundle, hop: Hop) -> str:
     """<P> when the hop follows the stored triple direction, ^<P> when it goes against it."""
     rel = bundle.relations[hop.relation]
     along = (rel.direction == "forward") == hop.to_value
-    return iri(rel.property) if along else "^" + iri(rel.property)
+    return relation_path(rel) if along else "^" + relation_path(rel)
 
 
 # ---------------------------------------------------------------- the label index (bot.kg.labels)
@@ -163,13 +169,13 @@ def all_types(bundle: Bundle) -> str:
 
 def role_counts(relation: Relation, side: str) -> str:
     """How many `relation` triples each subject ("s") or object ("o") takes part in."""
-    return f"SELECT ?{side} (COUNT(*) AS ?n) WHERE {{ ?s {iri(relation.property)} ?o }} GROUP BY ?{side}"
+    return f"SELECT ?{side} (COUNT(*) AS ?n) WHERE {{ ?s {relation_path(relation)} ?o }} GROUP BY ?{side}"
 
 
 def dated_films(relation: Relation) -> str:
     """Every (film, date value) of the date relation, as ?film ?value."""
     film, value = ("?s", "?o") if relation.direction == "forward" else ("?o", "?s")
-    return f"SELECT ({film} AS ?film) ({value} AS ?value) WHERE {{ ?s {iri(relation.property)} ?o }}"
+    return f"SELECT ({film} AS ?film) ({value} AS ?value) WHERE {{ ?s {relation_path(relation)} ?o }}"
 
 
 # ---------------------------------------------------------------- single lookups

@@ -218,10 +218,14 @@ class Composer:
             roles = self.main_roles(name.entity, roles)
         return tuple(sorted(roles)) or tuple(self.person_relations), used
 
+    def films_per_role(self, entity: LinkedEntity, roles: set[str]) -> dict[str, int]:
+        """How many films the person has in each of `roles`."""
+        rows = self.kg.graph.select(queries.films_per_role(self.bundle, entity.iri, sorted(roles)))
+        return {str(r["relation"].value): int(r["n"].value) for r in rows if r.get("relation") is not None}
+
     def main_roles(self, entity: LinkedEntity, roles: set[str]) -> set[str]:
         """The roles that hold at least half as many of the person's films as their commonest role."""
-        rows = self.kg.graph.select(queries.films_per_role(self.bundle, entity.iri, sorted(roles)))
-        counts = {str(r["relation"].value): int(r["n"].value) for r in rows if r.get("relation") is not None}
+        counts = self.films_per_role(entity, roles)
         top = max(counts.values(), default=0)
         return {rel for rel, n in counts.items() if n * 2 >= top} or roles
 

@@ -202,6 +202,9 @@ TYPE_NOUNS = {
     "producer": "person", "producers": "person", "star": "person", "stars": "person", "filmmaker": "person",
     "filmmakers": "person", "cinematographer": "person", "cinematographers": "person",
     "year": "date", "years": "date", "date": "date", "dates": "date", "decade": "date",
+    # the source works films are based on (a bundle's "work" class group)
+    "novel": "work", "novels": "work", "book": "work", "books": "work", "play": "work", "plays": "work",
+    "story": "work", "stories": "work",
 }
 LIST_REQUESTS = frozenset("list name show give find tell".split())
 

@@ -127,6 +127,19 @@ class IndexMentions:
             i = j
         return runs
 
+    def content_pieces(self, toks: list[Token], a: int, b: int) -> list[tuple[int, int]]:
+        """The stretches of tokens a..b between wording words, when a run spans several ("Is Winter Slep
+        older than Ordinary People": "winter slep" and "ordinary people")."""
+        pieces, start = [], None
+        for k in range(a, b + 1):
+            wording = k == b or toks[k][0] in self.vocabulary
+            if not wording and start is None:
+                start = k
+            elif wording and start is not None:
+                pieces.append((start, k))
+                start = None
+        return pieces if len(pieces) > 1 else []
+
     @staticmethod
     def list_pieces(text: str, toks: list[Token], a: int, b: int) -> list[tuple[int, int]]:
         """The pieces of tokens a..b between list separators (',', ';', '&', 'and', 'or'), when there are any."""
@@ -148,6 +161,7 @@ class IndexMentions:
         runs = self.residual_runs(toks)
         if text:
             runs += [piece for a, b in runs for piece in self.list_pieces(text, toks, a, b)]
+        runs += [piece for a, b in runs for piece in self.content_pieces(toks, a, b)]
         for a, b in runs:
             if all(i in covered for i in range(a, b)):
                 continue

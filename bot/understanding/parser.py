@@ -48,6 +48,7 @@ LENGTH_WEIGHT = 1.0  # log-probability bonus per token of the span
 WORDING_PENALTY = 2.5  # spans made only of question wording ("who", "film") are unlikely names
 FILM_CUES = frozenset({"film", "movie"})
 ROLE_ODDS = 20.0  # how much likelier a chain is when the KG shows the entity in its first relation
+NAMESAKE_READINGS = 6  # the best readings whose namesake films are told apart before the best is chosen
 TRUST_WITH_UNKNOWN_WORDS = 0.2  # a reading that leaves unknown words is trusted only when the classifier is this sure
 PRONOUNS = {"it": "thing", "its": "thing", "itself": "thing", "he": "person", "him": "person", "his": "person",
             "she": "person", "her": "person", "hers": "person", "they": "any", "them": "any", "their": "any"}
@@ -129,7 +130,7 @@ class Understander:
         self.classifier = classifier
         self.threshold = fuzzy_threshold
         self.vocabulary = classifier.wording
-        self.mentions = IndexMentions(kg.labels, self.vocabulary)
+        self.mentions = IndexMentions(kg.labels, self.vocabulary | COMPOSITION_WORDS)  # "older", "longest" are wording too
         chains = supported_chains(kg.bundle)
         self.chain_start = {c.code: c.start for c in chains}
         self.chain_role = {c.code: topic_role(kg.bundle, c.hops[0]) for c in chains}
@@ -396,8 +397,13 @@ class Understander:
                 clause = toks[a:b]
                 reading.not_found = [text[clause[x][1] : clause[y - 1][2]] for x, y in self.mentions.residual_runs(clause)]
             return reading
+        # a film among namesakes is told apart by the clause's other words ("the Halloween with Donald
+        # Pleasence"): read those words as its selector before comparing readings
+        ranked = sorted(candidates, key=lambda c: -c.final)
+        candidates = [self._select_among_namesakes(c, text, toks, clause_spans, a, b) if n < NAMESAKE_READINGS else c
+                      for n, c in enumerate(ranked)]
         best = max(candidates, key=lambda c: c.final)
-        best = self._select_among_namesakes(best, text, toks, clause_spans, a, b)
+        best = self._main_role_reading(best, toks, a, b)
         best = self._with_more_relations(best, text, toks, a, b) or best
         reading = ClauseReading(others=bool(set(self._content(toks, a, b, best)) & SHARE_CUES))
         extended = self._longer_title(text, toks, best, b)
@@ -469,6 +475,30 @@ class Understander:
         candidate = replace(best, entity=picked, selectors=frozenset(used))
         candidate.explanation = self._explain(toks, a, b, candidate, picked)
         return candidate
+
+    def _main_role_reading(self, best: Candidate, toks, a: int, b: int) -> Candidate:
+        """"The films of Bong Joon-ho": when no word says which of a person's roles the question goes through,
+        the role most of their films have (he directed more than he produced) -- not whichever role the
+        classifier happened to rank first."""
+        if best.entity is None or best.entity.group != "person" or ";" in best.chain:
+            return best
+        chain = parse_chain(best.chain)
+        first = chain[0].relation
+        if chain[0].to_value or self.lexicon.cues.get(first, frozenset()) & set(self._content(toks, a, b, best)):
+            return best
+        roles = {r for r in self.composer.roles_of(best.entity)}
+        if len(roles) < 2:
+            return best
+        counts = self.composer.films_per_role(best.entity, roles)
+        main = max(sorted(counts), key=lambda r: (counts[r], r == first), default=first)
+        if main == first or counts.get(main, 0) <= counts.get(first, 0):
+            return best
+        code = chain_code((Hop(main, False), *chain[1:]))
+        if code not in self.chain_start:
+            return best
+        candidate = replace(best, chain=code)
+        candidate.explanation = self._explain(toks, a, b, candidate, best.entity)
+        return candidate if candidate.explanation.penalty <= best.explanation.penalty else best
 
     @staticmethod
     def _spelled_exactly(text: str, toks, span: Span, films: list[dict]) -> dict | None:

@@ -90,8 +90,8 @@ class CrowdAnswerer:
             return None
         hop: Hop = understanding.chain[0]
         relation = self.kg.bundle.relations.get(hop.relation)
-        if relation is None:
-            return None
+        if relation is None or relation.derived:
+            return None  # crowd tasks are about stored triples, never about a path through other nodes
         along = (relation.direction == "forward") == hop.to_value  # the topic is the triple's subject
         return hop, relation, understanding.entities[0], along
 

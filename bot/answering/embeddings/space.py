@@ -75,7 +75,7 @@ class EmbeddingSpace:
     def target(self, subject: str, relation: Relation) -> np.ndarray | None:
         """Where the value of (subject, relation) should lie: s + r, or s - r for an inverse relation."""
         s = self.vector(subject)
-        r_row = self.embeddings.relation_row.get(relation.property)
+        r_row = None if relation.derived else self.embeddings.relation_row.get(relation.property)
         if s is None or r_row is None:
             return None
         r = self.embeddings.relation_vectors[r_row]

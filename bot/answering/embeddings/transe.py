@@ -35,7 +35,7 @@ class TripleSet:
 
 
 def entity_properties(bundle: Bundle) -> list[str]:
-    return sorted({rel.property for rel in bundle.relations.values() if rel.is_entity})
+    return sorted({rel.property for rel in bundle.relations.values() if rel.is_entity and not rel.derived})
 
 
 def graph_triples(graph, bundle: Bundle) -> TripleSet:
