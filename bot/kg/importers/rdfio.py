@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 import tomli_w
-from rdflib.term import Identifier, Literal
+from rdflib.plugins.serializers.nt import _nt_row
+from rdflib.term import Identifier
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 
@@ -26,13 +27,13 @@ def iri_for(base: str, role: str, name: str) -> str:
 
 
 def nt_line(subject: Identifier, predicate: Identifier, obj: Identifier) -> str:
-    """One N-Triples line (with its newline), each term rendered by rdflib's `n3()`.
+    """One N-Triples line (with its newline), exactly as rdflib's N-Triples serializer writes it.
 
-    rdflib writes a literal that contains a line break in Turtle's triple quotes, which
-    N-Triples lacks, so such literals are refused rather than written as a broken file."""
-    if isinstance(obj, Literal) and ("\n" in obj or "\r" in obj):
-        raise ValueError(f"a literal with a line break cannot be written as one N-Triples line: {obj[:60]!r}")
-    return f"{subject.n3()} {predicate.n3()} {obj.n3()} .\n"
+    IRIs and blank nodes are their `n3()`; a literal is `n3()` too, except that a line break is
+    escaped as in N-Triples where `Literal.n3()` would use Turtle's triple quotes. The row
+    writer is rdflib's own (`plugins.serializers.nt`, rdflib pinned in pyproject.toml), so a
+    streamed file is byte for byte what `Graph.serialize(format="nt")` gives."""
+    return _nt_row((subject, predicate, obj))
 
 
 def write_bundle_toml(path: Path, comment: str, description: dict) -> None:
