@@ -98,6 +98,24 @@ def import_atai_cmd(src: Path = typer.Argument(..., help="Folder in the course l
     out.print(report)
 
 
+@import_app.command("rdf")
+def import_rdf_cmd(
+    file: Path = typer.Argument(..., help="RDF file: .nt .ttl .nq .trig .rdf .xml .owl .n3 (linked) or .jsonld .json .trix (converted); optionally .gz"),
+    out_dir: Path = typer.Argument(..., help="Bundle folder to write"),
+    description: Path | None = typer.Option(
+        None, "--description", help="bundle.toml-style description (prefixes, schema, classes, relations); default: inferred from the graph"
+    ),
+):
+    """Import any RDF graph rdflib reads (Wikidata-shaped graphs need no description)."""
+    from bot.kg.importers.rdf import import_rdf
+
+    try:
+        report = import_rdf(file, out_dir, description)
+    except (OSError, ValueError) as exc:
+        fail(str(exc))
+    out.print(report)
+
+
 @app.command()
 def build(
     bundle: str | None = typer.Argument(None, help="Bundle folder (same as --kg)."),

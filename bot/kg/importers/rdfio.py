@@ -1,13 +1,24 @@
-"""Small helpers to write N-Triples and bundle.toml files safely."""
+"""Writing what importers produce with the libraries made for it: RDF terms by rdflib, bundle.toml by tomli-w.
+
+Importers stream N-Triples line by line (`nt_line`), so a 2M-triple graph never sits in an
+in-memory rdflib Graph; graph files that need no conversion are linked into the bundle
+folder (`link`), never copied.
+"""
 
 from __future__ import annotations
 
-import re
+import gzip
+import os
+import shutil
 import urllib.parse
+from pathlib import Path
+from typing import BinaryIO
+
+import tomli_w
+from rdflib.plugins.serializers.nt import _nt_row
+from rdflib.term import Identifier
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
-_NT_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_NT_SPECIAL = re.compile(r'[\\"\n\r\t]')
 
 
 def iri_for(base: str, role: str, name: str) -> str:
@@ -15,38 +26,38 @@ def iri_for(base: str, role: str, name: str) -> str:
     return f"{base}{role}/{urllib.parse.quote(name, safe='')}"
 
 
-def nt_iri(iri: str) -> str:
-    return f"<{iri}>"
+def nt_line(subject: Identifier, predicate: Identifier, obj: Identifier) -> str:
+    """One N-Triples line (with its newline), exactly as rdflib's N-Triples serializer writes it.
+
+    IRIs and blank nodes are their `n3()`; a literal is `n3()` too, except that a line break is
+    escaped as in N-Triples where `Literal.n3()` would use Turtle's triple quotes. The row
+    writer is rdflib's own (`plugins.serializers.nt`, rdflib pinned in pyproject.toml), so a
+    streamed file is byte for byte what `Graph.serialize(format="nt")` gives."""
+    return _nt_row((subject, predicate, obj))
 
 
-def nt_literal(value: str, datatype: str | None = None, lang: str | None = None) -> str:
-    escaped = _NT_SPECIAL.sub(lambda m: _NT_ESCAPES[m.group()], value)
-    if lang:
-        return f'"{escaped}"@{lang}'
-    if datatype:
-        return f'"{escaped}"^^<{datatype}>'
-    return f'"{escaped}"'
+def write_bundle_toml(path: Path, comment: str, description: dict) -> None:
+    """Write `description` (the bundle.toml tables) with tomli-w, after `comment` as `#` lines."""
+    header = "".join(f"# {line}\n" if line else "#\n" for line in comment.splitlines())
+    path.write_text(header + tomli_w.dumps(description), encoding="utf-8")
 
 
-def toml_string(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def wikidata_schema() -> dict[str, str]:
+    """The [schema] table of Wikidata-shaped graphs: rdfs:label labels, wdt:P31 types, English."""
+    return {"label": "rdfs:label", "type": "wdt:P31", "language": "en"}
 
 
-def toml_list(values) -> str:
-    return "[" + ", ".join(toml_string(v) for v in values) + "]"
+def link(target: Path, link_path: Path, out_dir: Path) -> str:
+    """A relative symlink `link_path` -> `target` (a copy where symlinks are impossible); its path relative to out_dir."""
+    if link_path.is_symlink() or link_path.exists():
+        link_path.unlink()
+    try:
+        link_path.symlink_to(os.path.relpath(target, link_path.parent))
+    except OSError:
+        shutil.copyfile(target, link_path)
+    return link_path.relative_to(out_dir).as_posix()
 
 
-def schema_header(prefixes: dict[str, str]) -> list[str]:
-    """bundle.toml lines from `[prefixes]` to the `[classes]` header, for Wikidata-shaped graphs
-    (rdfs:label labels, wdt:P31 types, English)."""
-    return [
-        "[prefixes]",
-        *(f"{name} = {toml_string(iri)}" for name, iri in prefixes.items()),
-        "",
-        "[schema]",
-        'label = "rdfs:label"',
-        'type = "wdt:P31"',
-        'language = "en"',
-        "",
-        "[classes]",
-    ]
+def open_rdf(path: Path) -> BinaryIO:
+    """The bytes of an RDF file, decompressed when its name ends in .gz."""
+    return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")
