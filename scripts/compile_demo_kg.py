@@ -478,6 +478,10 @@ def bundle_description() -> dict:
         if value_class:
             table["value_class"] = value_class
         relations[name] = {**table, "noun": noun, "plural": plural}
+        if name == "based_on":
+            # derived: the authors of the works films are based on (phrasings built in, bot/kg/phrasings.toml)
+            relations["source_author"] = {"via": [prop], "property": "wdt:P50", "direction": "forward", "kind": "entity",
+                                          "value_class": "person"}
     return {
         "bundle": {
             "name": "demo",
