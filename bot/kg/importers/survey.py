@@ -52,6 +52,7 @@ class KnownProperty:
     group: str = ""  # class group name of entity values
     default_class: str = ""  # class used when no value of the property has a type in the graph
     phrasings: tuple[tuple[str, tuple[str, ...] | str], ...] = ()  # for properties without built-in phrasings
+    via: str = ""  # a relation derived through the values of this film property (the author of the source work)
 
 
 KNOWN_PROPERTIES = (
@@ -72,6 +73,7 @@ KNOWN_PROPERTIES = (
     KnownProperty("imdb_id", WDT + "P345", "text"),
     KnownProperty("based_on", WDT + "P144", "entity", "work", WD + "Q7725634"),
     KnownProperty("award_received", WDT + "P166", "entity", "award", WD + "Q618779"),
+    KnownProperty("source_author", WDT + "P50", "entity", "person", via=WDT + "P144"),
     KnownProperty(
         "rating", DDIS + "rating", "number", phrasings=(
             ("noun", "rating"), ("plural", "ratings"),
@@ -131,7 +133,7 @@ class Description:
         """The [prefixes], [schema], [classes] and [relations.*] tables of bundle.toml."""
         relations = {}
         for prop, kind in self.relations:
-            table = {"property": short(prop.iri), "kind": kind}
+            table = {"property": short(prop.iri), "kind": kind} | ({"via": [short(prop.via)]} if prop.via else {})
             if kind == "entity":
                 table["value_class"] = prop.group
             relations[prop.name] = {**table, **{key: value if isinstance(value, str) else list(value) for key, value in prop.phrasings}}
@@ -245,6 +247,8 @@ def film_classes(scan: GraphScan) -> list[str]:
     """Classes of the subjects of film properties that are known film classes or are labelled '... film'."""
     counts: Counter = Counter()
     for prop in KNOWN_PROPERTIES:
+        if prop.via:
+            continue  # its subjects are the works films are based on, not films
         for subject in scan.uses.get(prop.iri, PropertyUse()).subjects:
             counts.update(scan.types.get(subject, ()))
     return sorted(
@@ -258,7 +262,7 @@ def infer_description(scan: GraphScan, where: Path) -> Description:
     films = film_classes(scan)
     if not films:
         raise BundleError(f"{where}: no films found (no subject of a well-known film property has a wdt:P31 film class)")
-    present = [p for p in KNOWN_PROPERTIES if scan.uses.get(p.iri, PropertyUse()).triples]
+    present = [p for p in KNOWN_PROPERTIES if scan.uses.get(p.iri, PropertyUse()).triples and _reached(scan, p)]
     if not present:
         raise BundleError(f"{where}: none of the well-known film properties ({', '.join(p.name for p in KNOWN_PROPERTIES)}) occur")
     notes: list[str] = []
@@ -271,6 +275,13 @@ def infer_description(scan: GraphScan, where: Path) -> Description:
     classes = {"film": films, "person": [HUMAN]}
     classes.update(_value_groups(scan, [p for p, kind in relations if kind == "entity"], set(films)))
     return Description(classes, relations, [p.name for p in KNOWN_PROPERTIES if p not in present], notes)
+
+
+def _reached(scan: GraphScan, prop: KnownProperty) -> bool:
+    """A derived relation is there when some value of the property it goes through has the property."""
+    if not prop.via:
+        return True
+    return bool(scan.uses.get(prop.via, PropertyUse()).objects & scan.uses[prop.iri].subjects)
 
 
 def _value_groups(scan: GraphScan, entity_props: list[KnownProperty], film_set: set[str]) -> dict[str, list[str]]:
