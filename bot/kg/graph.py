@@ -66,9 +66,9 @@ def record_artefact(folder: Path, name: str, key: str) -> None:
 
 
 def _labels_key(bundle: Bundle, graph_key: str) -> str:
-    from bot.kg import labels, queries
+    from bot.kg import labels, queries, variants
 
-    return combine(graph_key, bundle.schema_hash(), code_digest(labels, queries))
+    return combine(graph_key, bundle.schema_hash(), code_digest(labels, queries, variants))
 
 
 def build_graph(settings: Settings, quiet: bool = False, force: bool = False) -> KG:

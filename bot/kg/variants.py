@@ -98,8 +98,16 @@ def name_variants(label: str) -> set[str]:
 
 
 def genre_variants(label: str) -> set[str]:
-    """The plural people use for a genre noun: 'comedies', 'thrillers', 'westerns' (not for adjectives: 'animated')."""
+    """The plural people use for a genre noun: 'comedies', 'thrillers', 'westerns' (not for adjectives: 'animated');
+    a genre labelled the Wikidata way, 'drama film', is also 'drama', 'dramas' and 'drama films'."""
     norm = normalize(label)
+    base = re.sub(r" (?:film|movie)$", "", norm)
+    if base != norm and base:
+        return {base, f"{base} films", f"{base} movies"} | _genre_plural(base)
+    return _genre_plural(norm)
+
+
+def _genre_plural(norm: str) -> set[str]:
     if not norm or " " in norm or norm.endswith(("ed", "al", "ic", "s", "ing")):
         return set()
     if norm.endswith("y") and not norm.endswith(("ay", "ey", "oy", "uy")):

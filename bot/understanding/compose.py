@@ -163,11 +163,10 @@ class Composer:
             lowercase_guess = span.length == 1 and not text[span.start].isupper() and span.source == "fuzzy"
             if entity.group in ("film", "person") and (word_only or lowercase_guess):
                 continue
-            if entity.group not in ("film", "person"):
+            if entity.group not in ("film", "person") and not (entity.group == self._rating_group() and self._rated(toks, span)):
                 words = [toks[k][0] for k in range(span.tok_start, span.tok_end)]
                 if span.length == 1 and (self.lexicon.is_cue(words[0]) or words[0] in STOP or len(words[0]) < 2):
-                    if not (entity.group == self._rating_group() and self._rated(toks, span)):
-                        continue
+                    continue
                 if all(w in STOP or w in GENERIC or w in FILM_WORDS or (w in self.wording and entity.group != "genre") for w in words):
                     continue  # question wording that is also a label ("film", "the story" are tags of MetaQA films)
             chosen.append(Name(span, entity))

@@ -416,6 +416,10 @@ class Understander:
             if best.entity is not None:
                 reading.topic_only = best.entity
             return reading
+        unknown_name = self._unknown_name(text, toks, a, b, best)
+        if unknown_name:  # "did X direct the third harry potter movie": a name the graph lacks is not a detail to skip
+            reading.not_found = [unknown_name]
+            return reading
         guessing = explanation.unknown and best.probability < TRUST_WITH_UNKNOWN_WORDS
         if explanation.other_cues or explanation.unevidenced or guessing:
             reading.unclear = self._unclear_words(explanation) or "what you would like to know"
@@ -431,6 +435,25 @@ class Understander:
         reading.asks = [(topic, code, best.probability) for topic in topics for code in multi]
         return reading
 
+    def _unknown_name(self, text: str, toks, a: int, b: int, best: Candidate) -> str:
+        """Two or more adjacent words no vocabulary knows, outside the reading's names: a name the graph does
+        not have (the question is about it, so answering the rest would answer another question)."""
+        unknown = set(best.explanation.unknown)
+        if len(unknown) < 2:
+            return ""
+        skip = set(best.selectors)
+        for span in ([best.span] if best.span else []) + best.coordinated:
+            skip.update(range(span.tok_start, span.tok_end))
+        run: list[int] = []
+        for k in range(a, b + 1):
+            if k < b and k not in skip and self.speller(toks[k][0]) in unknown:
+                run.append(k)
+                continue
+            if len(run) >= 2:
+                return text[toks[run[0]][1] : toks[run[-1]][2]]
+            run = []
+        return ""
+
     def _select_among_namesakes(self, best: Candidate, text: str, toks, clause_spans: list[Span], a: int, b: int) -> Candidate:
         """Films that share a title are told apart by a year, by 'the original' / 'the remake', or by a person
         the question names with it ("Olivier's Hamlet", "the Halloween with Donald Pleasence")."""
@@ -442,11 +465,14 @@ class Understander:
         if len(films) < 2 or not entity.year:
             return best
         years = {int(y) for y in YEAR.findall(text)}
-        if any(f["year"] in years for f in films):
-            return replace(best, entity=replace(entity, selected_by="year"))
         content = [toks[k][0] for k in range(a, b) if not best.span.tok_start <= k < best.span.tok_end]
         chosen, by, used = None, "", set()
-        if set(content) & ORIGINAL_WORDS:
+        dated = [f for f in films if f["year"] in years]
+        if dated:
+            if dated[0]["iri"] == entity.iri:
+                return replace(best, entity=replace(entity, selected_by="year"))
+            chosen, by = dated[0], "year"
+        elif set(content) & ORIGINAL_WORDS:
             chosen, by = min(films, key=lambda f: f["year"]), "original"
             used = {k for k in range(a, b) if toks[k][0] in ORIGINAL_WORDS}
         elif set(content) & REMAKE_WORDS:

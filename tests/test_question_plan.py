@@ -1,0 +1,293 @@
+"""The question plan on a small KG: clauses, namesakes, derived relations, a person's main role, names the graph
+lacks, compositions over the conversation's films ("which of those ...") and plural pronouns."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.agent import Agent
+from bot.core.config import Settings
+from bot.core.contracts import Message, Reply
+from bot.core.kinds import Kind
+from bot.dialogue.dialogue import Dialogue
+
+from conftest import CHEAP_FEATURES
+
+TTL = r'''
+@prefix wd: <http://www.wikidata.org/entity/> .
+@prefix wdt: <http://www.wikidata.org/prop/direct/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+@prefix t: <http://test.invalid/> .
+
+t:star wdt:P31 wd:Q11424 ; rdfs:label "Star!"@en ; wdt:P57 t:wise ; wdt:P161 t:andrews ; wdt:P577 "1968-07-18"^^xsd:date ;
+  wdt:P2047 "176"^^xsd:decimal ; wdt:P136 t:musical .
+t:justice wdt:P31 wd:Q11424 ; rdfs:label "...And Justice for All"@en ; wdt:P57 t:jewison ; wdt:P161 t:pacino ;
+  wdt:P577 "1979-10-19"^^xsd:date ; wdt:P2047 "119"^^xsd:decimal ; wdt:P136 t:drama ; wdt:P1657 t:r .
+t:inside wdt:P31 wd:Q11424 ; rdfs:label "Inside"@en ; wdt:P57 t:jewison ; wdt:P577 "1996-05-01"^^xsd:date ; wdt:P2047 "94"^^xsd:decimal ;
+  wdt:P136 t:drama .
+t:up wdt:P31 wd:Q11424 ; rdfs:label "Up"@en ; wdt:P57 t:docter ; wdt:P577 "2009-05-29"^^xsd:date ; wdt:P136 t:animation .
+t:upbang wdt:P31 wd:Q11424 ; rdfs:label "Up!"@en ; wdt:P57 t:meyer ; wdt:P577 "1976-01-01"^^xsd:date .
+t:dune wdt:P31 wd:Q11424 ; rdfs:label "Dune"@en ; wdt:P57 t:lynch ; wdt:P144 t:dunebook ; wdt:P577 "1984-12-14"^^xsd:date ;
+  wdt:P2047 "137"^^xsd:decimal ; wdt:P136 t:scifi ; wdt:P1657 t:pg13 .
+t:eraser wdt:P31 wd:Q11424 ; rdfs:label "Eraserhead"@en ; wdt:P57 t:lynch ; wdt:P58 t:lynch ; wdt:P577 "1977-03-19"^^xsd:date ;
+  wdt:P2047 "89"^^xsd:decimal ; wdt:P136 t:horror .
+t:elephant wdt:P31 wd:Q11424 ; rdfs:label "The Elephant Man"@en ; wdt:P57 t:lynch ; wdt:P161 t:hopkins ; wdt:P577 "1980-10-03"^^xsd:date ;
+  wdt:P2047 "124"^^xsd:decimal ; wdt:P136 t:drama ; wdt:P1657 t:pg .
+t:blue wdt:P31 wd:Q11424 ; rdfs:label "Blue Velvet"@en ; wdt:P57 t:lynch ; wdt:P58 t:lynch ; wdt:P161 t:hopper ; wdt:P577 "1986-09-19"^^xsd:date ;
+  wdt:P2047 "120"^^xsd:decimal ; wdt:P136 t:drama ; wdt:P1657 t:r .
+t:sorcerers wdt:P31 wd:Q11424 ; rdfs:label "Paper Castles"@en ; wdt:P162 t:lynch ; wdt:P57 t:wise ; wdt:P577 "1990-01-01"^^xsd:date ;
+  wdt:P2047 "200"^^xsd:decimal ; wdt:P136 t:musical .
+t:hal78 wdt:P31 wd:Q11424 ; rdfs:label "Halloween"@en ; wdt:P57 t:carpenter ; wdt:P161 t:pleasence ; wdt:P577 "1978-10-25"^^xsd:date .
+t:hal07 wdt:P31 wd:Q11424 ; rdfs:label "Halloween"@en ; wdt:P57 t:zombie ; wdt:P161 t:mcdowell ; wdt:P577 "2007-08-31"^^xsd:date .
+t:heat wdt:P31 wd:Q11424 ; rdfs:label "Heat"@en ; wdt:P57 t:mann ; wdt:P58 t:mann ; wdt:P161 t:pacino, t:deniro ;
+  wdt:P577 "1995-12-15"^^xsd:date ; wdt:P2047 "170"^^xsd:decimal ; wdt:P136 t:crime .
+t:ronin wdt:P31 wd:Q11424 ; rdfs:label "Ronin"@en ; wdt:P57 t:frankenheimer ; wdt:P161 t:deniro ; wdt:P577 "1998-09-25"^^xsd:date ;
+  wdt:P2047 "122"^^xsd:decimal ; wdt:P136 t:crime .
+t:godfather wdt:P31 wd:Q11424 ; rdfs:label "The Godfather Part II"@en ; wdt:P57 t:coppola ; wdt:P161 t:pacino, t:deniro ;
+  wdt:P577 "1974-12-20"^^xsd:date ; wdt:P2047 "202"^^xsd:decimal ; wdt:P136 t:crime .
+t:dunebook wdt:P31 wd:Q8261 ; rdfs:label "Dune"@en ; wdt:P50 t:herbert .
+t:wise wdt:P31 wd:Q5 ; rdfs:label "Robert Wise"@en .
+t:andrews wdt:P31 wd:Q5 ; rdfs:label "Julie Andrews"@en .
+t:jewison wdt:P31 wd:Q5 ; rdfs:label "Norman Jewison"@en .
+t:pacino wdt:P31 wd:Q5 ; rdfs:label "Al Pacino"@en .
+t:deniro wdt:P31 wd:Q5 ; rdfs:label "Robert De Niro"@en .
+t:docter wdt:P31 wd:Q5 ; rdfs:label "Pete Docter"@en .
+t:meyer wdt:P31 wd:Q5 ; rdfs:label "Russ Meyer"@en .
+t:lynch wdt:P31 wd:Q5 ; rdfs:label "David Lynch"@en .
+t:hopkins wdt:P31 wd:Q5 ; rdfs:label "Anthony Hopkins"@en .
+t:hopper wdt:P31 wd:Q5 ; rdfs:label "Dennis Hopper"@en .
+t:herbert wdt:P31 wd:Q5 ; rdfs:label "Frank Herbert"@en .
+t:carpenter wdt:P31 wd:Q5 ; rdfs:label "John Carpenter"@en .
+t:zombie wdt:P31 wd:Q5 ; rdfs:label "Rob Zombie"@en .
+t:pleasence wdt:P31 wd:Q5 ; rdfs:label "Donald Pleasence"@en .
+t:mcdowell wdt:P31 wd:Q5 ; rdfs:label "Malcolm McDowell"@en .
+t:mann wdt:P31 wd:Q5 ; rdfs:label "Michael Mann"@en .
+t:frankenheimer wdt:P31 wd:Q5 ; rdfs:label "John Frankenheimer"@en .
+t:coppola wdt:P31 wd:Q5 ; rdfs:label "Francis Ford Coppola"@en .
+t:musical wdt:P31 wd:Q201658 ; rdfs:label "musical film"@en .
+t:drama wdt:P31 wd:Q201658 ; rdfs:label "drama film"@en .
+t:animation wdt:P31 wd:Q201658 ; rdfs:label "animated film"@en .
+t:scifi wdt:P31 wd:Q201658 ; rdfs:label "science fiction film"@en .
+t:horror wdt:P31 wd:Q201658 ; rdfs:label "horror film"@en .
+t:crime wdt:P31 wd:Q201658 ; rdfs:label "crime film"@en .
+t:r wdt:P31 wd:Q23660208 ; rdfs:label "R"@en .
+t:pg13 wdt:P31 wd:Q23660208 ; rdfs:label "PG-13"@en .
+t:pg wdt:P31 wd:Q23660208 ; rdfs:label "PG"@en .
+'''
+
+TOML = '''
+[bundle]
+name = "plan"
+graph = ["graph.ttl"]
+
+[prefixes]
+wd = "http://www.wikidata.org/entity/"
+wdt = "http://www.wikidata.org/prop/direct/"
+
+[schema]
+label = "rdfs:label"
+type = "wdt:P31"
+
+[classes]
+film = ["wd:Q11424"]
+person = ["wd:Q5"]
+genre = ["wd:Q201658"]
+work = ["wd:Q8261"]
+rating = ["wd:Q23660208"]
+
+[relations.director]
+property = "wdt:P57"
+value_class = "person"
+
+[relations.screenwriter]
+property = "wdt:P58"
+value_class = "person"
+
+[relations.cast_member]
+property = "wdt:P161"
+value_class = "person"
+
+[relations.producer]
+property = "wdt:P162"
+value_class = "person"
+
+[relations.genre]
+property = "wdt:P136"
+value_class = "genre"
+
+[relations.publication_date]
+property = "wdt:P577"
+kind = "date"
+
+[relations.duration]
+property = "wdt:P2047"
+kind = "number"
+
+[relations.mpaa_rating]
+property = "wdt:P1657"
+value_class = "rating"
+
+[relations.based_on]
+property = "wdt:P144"
+value_class = "work"
+
+[relations.source_author]
+via = ["wdt:P144"]
+property = "wdt:P50"
+value_class = "person"
+'''
+
+
+@pytest.fixture(scope="module")
+def agent(tmp_path_factory, cache_dir) -> Agent:
+    folder = tmp_path_factory.mktemp("plan")
+    (folder / "graph.ttl").write_text(TTL, encoding="utf-8")
+    (folder / "bundle.toml").write_text(TOML, encoding="utf-8")
+    return Agent.from_settings(Settings(kg=str(folder), cache_dir=str(cache_dir), features=CHEAP_FEATURES))
+
+
+@pytest.fixture
+def chat(agent):
+    dialogue = Dialogue(agent)
+
+    def say(text: str) -> Reply:
+        return dialogue.reply(Message("room", "ann", text))
+
+    return say
+
+
+# --- clauses -------------------------------------------------------------------------------
+
+
+def test_a_title_ending_in_an_exclamation_mark_keeps_the_question_after_it(agent):
+    reply = agent.answer("When was Star! released?")
+    assert reply.answers == ["18 July 1968"]
+
+
+def test_a_title_starting_with_dots_is_read_whole(agent):
+    reply = agent.answer("Who directed ...And Justice for All?")
+    assert reply.answers == ["Norman Jewison"]
+
+
+def test_a_question_after_a_title_mark_is_a_question_of_its_own(agent):
+    reply = agent.answer("who directed Star!? and who directed Inside?")
+    assert reply.answers == ["Robert Wise", "Norman Jewison"]
+
+
+def test_a_fronted_title_is_the_subject_of_the_question_after_it(agent):
+    reply = agent.answer("The movie Inside, when was it released?")
+    assert reply.answers == ["1 May 1996"]
+    assert "not sure" not in reply.text
+
+
+# --- namesakes -------------------------------------------------------------------------------
+
+
+def test_namesakes_are_told_apart_by_the_exact_spelling(chat):
+    assert chat("Who directed Up?").answers == ["Pete Docter"]
+    assert chat("Who directed Up!?").answers == ["Russ Meyer"]
+
+
+def test_a_film_chosen_by_its_year_never_falls_back_to_a_namesake(agent):
+    reply = agent.answer("What genre is Up from 1976?")
+    assert "animated film" not in reply.answers and "Up!" in reply.text  # Up (2009)'s genre is not Up!'s
+    assert all(f.source != "kg" for f in reply.facts)  # at most a labelled prediction
+
+
+def test_a_wikidata_style_genre_label_is_also_its_plain_plural(agent):
+    assert set(agent.answer("dramas from the 80s").answers) == {"Blue Velvet", "The Elephant Man"}
+
+
+def test_a_namesake_is_chosen_by_a_person_named_with_it(chat):
+    assert chat("When was the Halloween with Donald Pleasence released?").answers == ["25 October 1978"]
+    assert chat("Who directed the Halloween with Malcolm McDowell?").answers == ["Rob Zombie"]
+
+
+# --- relations through other nodes, roles ---------------------------------------------------------------
+
+
+def test_the_author_of_a_films_source_work_is_reached_through_the_work(agent):
+    assert agent.answer("Who wrote the novel that Dune is based on?").answers == ["Frank Herbert"]
+    assert agent.answer("Which films are based on works by Frank Herbert?").answers == ["Dune"]
+
+
+def test_which_novel_asks_for_the_work_not_its_author(agent):
+    assert agent.answer("Which novel is Dune adapted from?").answers == ["Dune"]
+
+
+def test_a_persons_films_go_through_the_role_most_of_them_have(agent):
+    reply = agent.answer("What genres are the films of David Lynch?")
+    assert "musical film" not in reply.answers  # the one film he produced
+    assert {"drama film", "horror film", "science fiction film"} == set(reply.answers)
+
+
+def test_a_possessive_superlative_ranks_the_films_of_the_persons_main_role(agent):
+    reply = agent.answer("What is David Lynch's longest film?")
+    assert reply.answers == ["Dune"]  # not Paper Castles, which he produced
+
+
+# --- names the graph lacks, misspellings, cue words ---------------------------------------------------------
+
+
+def test_a_name_the_graph_lacks_is_reported_not_skipped(agent):
+    reply = agent.answer("did David Lynch direct the fourth zorblax quintet movie?")
+    assert reply.answers == [] and "zorblax quintet" in reply.text
+
+
+def test_a_misspelt_title_between_question_words_is_found(agent):
+    reply = agent.answer("Is Eraserhaed older than Blue Velvet?")
+    assert reply.text.startswith("Yes") and "Eraserhead" in reply.text
+
+
+def test_a_rating_letter_before_rated_is_a_condition(agent):
+    reply = agent.answer("R-rated dramas?")
+    assert set(reply.answers) == {"...And Justice for All", "Blue Velvet"}
+
+
+def test_cue_words_are_read_as_written_before_spelling_is_tried(agent):
+    assert agent.understander.understand("show me what David Lynch looks like").kind == Kind.MULTIMEDIA
+
+
+# --- the conversation's films ------------------------------------------------------------------
+
+
+def test_which_of_those_ranks_the_films_of_the_previous_answer(chat):
+    listed = chat("Which films did David Lynch direct?")
+    assert set(listed.answers) == {"Dune", "Eraserhead", "The Elephant Man", "Blue Velvet"}
+    assert chat("Which of those is the longest?").answers == ["Dune"]
+
+
+def test_which_one_compares_the_films_the_last_turns_were_about(chat):
+    chat("Who directed Heat?")
+    chat("And Ronin?")
+    assert chat("Which one is longer?").answers == ["Heat"]
+
+
+def test_which_of_them_filters_the_previous_answer(chat):
+    chat("Which films did David Lynch direct?")
+    assert set(chat("And which of them came out after 1980?").answers) == {"Dune", "Blue Velvet"}
+
+
+def test_other_films_together_leave_out_the_film_already_discussed(chat):
+    chat("Who starred in Heat?")
+    reply = chat("Did Al Pacino and Robert De Niro make any other films together?")
+    assert reply.answers == ["The Godfather Part II"]
+
+
+def test_those_with_no_earlier_list_is_asked_back_not_answered_over_all_films(chat):
+    reply = chat("Which of those is the longest?")
+    assert reply.answers == [] and "Which films do you mean" in reply.text
+
+
+def test_those_after_a_list_of_people_says_it_ranks_films_only(chat):
+    chat("Who starred in Heat?")
+    reply = chat("Which of them is the oldest?")
+    assert reply.answers == [] and "not a list of films" in reply.text
+
+
+def test_they_names_the_previous_answers(chat):
+    chat("Who starred in The Godfather Part II?")
+    reply = chat("Did they also act in Ronin?")
+    assert reply.text.startswith("No") or reply.text.startswith("Yes")
+    assert "Robert De Niro" in reply.text
