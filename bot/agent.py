@@ -23,7 +23,7 @@ from bot.core.contracts import Conversation, Facts, LinkedEntity, Reply, TraceSt
 from bot.core.errors import MoviebotError, StoreError
 from bot.core.features import Amender, Contribution, Fallback, Handler, Phraser
 from bot.core.kinds import REGISTRY, Kind
-from bot.core.text import clean_message
+from bot.core.text import clean_message, join_or
 from bot.features import Loaded, load_features, run_build_steps
 from bot.generation.templates import template_sentence
 from bot.kg.graph import KG, build_graph, open_kg
@@ -266,13 +266,13 @@ class Agent:
                 facts.answers = [a for a in facts.answers if a.iri in wanted]
                 facts.facts = [f for f in facts.facts if f.value in wanted]
             parts.append(facts)
-        if len(parts) == 1 and not (understanding.missing or understanding.unclear):
+        if len(parts) == 1 and not (understanding.missing or understanding.unclear or understanding.not_found):
             return parts[0]
         combined = Facts(Kind.FACTUAL, understanding.text, [a for p in parts for a in p.answers], [f for p in parts for f in p.facts],
                          understanding.entities, understanding.chain, parts=parts)
         combined.source = next((p.source for p in parts if p.source != "kg"), "kg")
         combined.extra["sparql"] = [p.extra.get("sparql", "") for p in parts]
-        if understanding.missing or understanding.unclear:
+        if understanding.missing or understanding.unclear or understanding.not_found:
             combined.extra["also"] = cannot_answer(understanding)
         return combined
 
@@ -350,6 +350,9 @@ def cannot_answer(understanding: Understanding) -> str:
     """What was understood and what the bot will not guess: the graph lacks it, or a word did not fit."""
     topic = understanding.entities[0] if understanding.entities else None
     name = topic.label if topic is not None else ""
+    if understanding.not_found and not (understanding.missing or understanding.unclear):
+        names = join_or([f'"{n}"' for n in understanding.not_found[:3]])
+        return f"I could not find {names} in my knowledge graph."
     if understanding.missing:
         if topic is None:
             return f"My knowledge graph does not hold {understanding.missing}, so I cannot answer that."

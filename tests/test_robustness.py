@@ -50,6 +50,7 @@ def test_queries_contain_only_iris_never_user_text(mini_agent):
     hostile = 'Good Will Hunting" } ; DROP ALL ; { "'
     reply = mini_agent.answer(f"who directed {hostile}")
     queries = [t.detail.get("sparql", "") for t in reply.trace]
+    queries = [q for query in queries for q in (query if isinstance(query, list) else [query])]  # one per ask
     for query in queries:
         assert "DROP" not in query and hostile not in query
         # every angle-bracketed term is an IRI the bundle or the KG provided

@@ -56,11 +56,14 @@ def _spoken(text: str) -> str:
     return re.sub(r"[^\w' ]+", " ", text)
 
 
-def decline_intent(text: str) -> str:
-    """'injection', 'arithmetic' or '' — messages whose words must never reach the KG."""
+def decline_intent(text: str, names: list[tuple[int, int]] = ()) -> str:
+    """'injection', 'arithmetic' or '' — messages whose words must never reach the KG. `names`: character
+    ranges of KG names in the text (the sum inside "99 and 44/100% Dead" is part of a title)."""
     if INJECTION.search(text):
         return "injection"
-    if ARITHMETIC.search(text) and not re.search(r"[A-Za-z]{3,}\s+\d+\s*[-–:]", text):
+    for match in ARITHMETIC.finditer(text):
+        if re.search(r"[A-Za-z]{3,}\s+\d+\s*[-–:]", text) or any(a <= match.start() and match.end() <= b for a, b in names):
+            continue
         return "arithmetic"
     return ""
 

@@ -48,6 +48,7 @@ LENGTH_WEIGHT = 1.0  # log-probability bonus per token of the span
 WORDING_PENALTY = 2.5  # spans made only of question wording ("who", "film") are unlikely names
 FILM_CUES = frozenset({"film", "movie"})
 ROLE_ODDS = 20.0  # how much likelier a chain is when the KG shows the entity in its first relation
+TITLE_FUNCTION_WORDS = frozenset("the a an of and or in on at to for from with by de la le".split())
 NAMESAKE_READINGS = 6  # the best readings whose namesake films are told apart before the best is chosen
 TRUST_WITH_UNKNOWN_WORDS = 0.2  # a reading that leaves unknown words is trusted only when the classifier is this sure
 PRONOUNS = {"it": "thing", "its": "thing", "itself": "thing", "he": "person", "him": "person", "his": "person",
@@ -161,9 +162,25 @@ class Understander:
                 for s in proposed
             ]
             trace["spans_from"] = next((s.source for s in proposed if s.ids), "index")
+        spans = [s for s in spans if not self._inside_a_capitalised_name(text, toks, s, spans)]
         # longest first; keep a bounded number of candidates
         spans.sort(key=lambda s: (-s.length, -s.fuzzy_score, s.tok_start))
         return spans[:MAX_CANDIDATES]
+
+    @staticmethod
+    def _inside_a_capitalised_name(text: str, toks: list[Token], span: Span, spans: list[Span]) -> bool:
+        """Whether `span` lies inside a longer exact label whose other words are capitalised as typed
+        ("The Hours", "Still Alice", "Cohen and Tate"): the writer wrote the longer name, not the shorter one."""
+        for longer in spans:
+            if longer is span or longer.fuzzy_score < 100 or longer.length <= span.length:
+                continue
+            if not (longer.tok_start <= span.tok_start and span.tok_end <= longer.tok_end):
+                continue
+            extra = [k for k in range(longer.tok_start, longer.tok_end) if not span.tok_start <= k < span.tok_end]
+            capitalised = [text[toks[k][1]].isupper() or text[toks[k][1]].isdigit() for k in extra]
+            if any(capitalised) and all(c or toks[k][0] in TITLE_FUNCTION_WORDS for c, k in zip(capitalised, extra)):
+                return True  # ("Off the Black", "Cohen and Tate": small words stay lowercase in titles)
+        return False
 
     def mask_names(self, text: str, toks, spans: list[Span]) -> str:
         """The text with multi-word names replaced by ENT, so titles like "The Big Picture" or
@@ -198,10 +215,12 @@ class Understander:
     def understand(self, text: str, trace: dict | None = None) -> Understanding:
         """What `text` asks; `trace` (the reply trace's detail dict) records where its spans came from."""
         declined = decline_intent(text)
+        toks = tokens(text)
+        spans = self.candidate_spans(text, toks, trace) if declined != "injection" else []
+        if declined == "arithmetic":  # unless the sum is part of a name
+            declined = decline_intent(text, [(s.start, s.end) for s in spans if s.fuzzy_score >= 100 and s.length > 1])
         if declined:
             return Understanding(text, Kind.DECLINE, smalltalk=declined, confidence=1.0)
-        toks = tokens(text)
-        spans = self.candidate_spans(text, toks, trace)
         names = [s for s in spans if self._name_like(toks, s)]
         intent = social_intent(text, bool(names))
         if intent and any(s.fuzzy_score >= 100 and s.length > 1 for s in names):
@@ -433,7 +452,31 @@ class Understander:
         multi = best.chain.split(";")
         topics = [best.entity] + [e for e in (self._link(text, s, best.entity.group, years) for s in best.coordinated) if e is not None]
         reading.asks = [(topic, code, best.probability) for topic in topics for code in multi]
+        reading.not_found = self._unknown_list_members(text, toks, a, b, best)
         return reading
+
+    def _unknown_list_members(self, text: str, toks, a: int, b: int, best: Candidate) -> list[str]:
+        """Words no vocabulary knows listed with the names ("Who directed Heat and Casino?" when the graph has
+        no Casino): the reply says it could not find them instead of leaving them out silently."""
+        unknown = set(best.explanation.unknown)
+        names = ([best.span] if best.span else []) + best.coordinated
+        if not unknown or not names:
+            return []
+        named = {k for s in names for k in range(s.tok_start, s.tok_end)}
+        found = []
+        for s in names:
+            for k, step in ((s.tok_end, 1), (s.tok_start - 1, -1)):
+                if not a <= k < b or toks[k][0] not in ("and", "or", "&") and "," not in text[toks[k - 1][2] : toks[k][1]]:
+                    continue
+                j = k + step if toks[k][0] in ("and", "or", "&") else k
+                run = []
+                while a <= j < b and j not in named and self.speller(toks[j][0]) in unknown:
+                    run.append(j)
+                    j += step
+                if run:
+                    lo, hi = min(run), max(run)
+                    found.append(text[toks[lo][1] : toks[hi][2]])
+        return list(dict.fromkeys(found))
 
     def _unknown_name(self, text: str, toks, a: int, b: int, best: Candidate) -> str:
         """Two or more adjacent words no vocabulary knows, outside the reading's names: a name the graph does
@@ -531,12 +574,13 @@ class Understander:
         """The one namesake whose title is exactly what was typed ("Up" rather than "Up!", "Brüno" rather
         than "Bruno"); none when the spelling does not tell them apart."""
         start, end = toks[span.tok_start][1], toks[span.tok_end - 1][2]
-        if len({f["label"].casefold() for f in films}) < 2:
+        if len({f["label"] for f in films}) < 2:
             return None
-        for typed in (text[start:end + 1].casefold(), text[start:end].casefold()):  # with a trailing "!" first
-            exact = [f for f in films if f["label"].casefold() == typed]
-            if exact:
-                return exact[0] if len(exact) == 1 else None
+        for typed in (text[start:end + 1], text[start:end]):  # with a trailing "!" first
+            for same in (str, str.casefold):  # "LUV" rather than "Luv"; then regardless of case
+                exact = [f for f in films if same(f["label"]) == same(typed)]
+                if len(exact) == 1:
+                    return exact[0]
         return None
 
     def _composed(self, text: str, toks, spans: list[Span], a: int, b: int) -> ClauseReading | None:
@@ -723,8 +767,8 @@ class Understander:
         if span is None or best.entity is None or best.entity.group != "film":
             return ""
         k = span.tok_end
-        if k >= b:
-            return ""
+        if k >= b or re.search(r"[,;&]", text[toks[k - 1][2] : toks[k][1]]):
+            return ""  # "Heat, Blorpo and Goodfellas": the next word starts another name
         word = toks[k][0]
         sequel_number = (word.isdigit() and len(word) <= 2) or word in ("ii", "iii", "iv", "vi", "vii", "viii", "ix")
         unknown = word in best.explanation.unknown and text[toks[k][1]].isupper()

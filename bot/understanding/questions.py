@@ -38,6 +38,14 @@ WORKED_WITH = (
     "what {plural} has {value} worked with", "{plural} who worked with {value}", "with which {plural} has {value} worked",
     "which {plural} has {value} made films with", "who are the {plural} that worked with {value}",
 )
+# people named by the people of their films ("the directors that the actors in their movies also appear in X"):
+# {plural} asked for, {via} the shared people, {film} the topic
+THROUGH_PEOPLE = (
+    "who are the {plural} that the {via} in their films also appear in {film}",
+    "who are the {plural} that the {via} in their movies also appear in the movie {film}",
+    "which {plural} made films whose {via} also appear in {film}", "the {plural} whose {via} also appear in {film}",
+    "which {plural} worked with the {via} of {film}", "who are the {plural} of films with the {via} of {film}",
+)
 # the kinds of film someone makes ("what kind of movies does X make")
 WORKS_IN = (
     "what kind of movies does {value} make", "what kind of films does {value} make", "what genres does {value} work in",
@@ -141,6 +149,9 @@ class QuestionGenerator:
                 return self.find(rel[0], self.value_np(rel[0], film))
             return self._pick(FILM_LIST_FRAMES).format(np=self.share_np(rel[0], film))
         if pattern == (True, False, True):
+            if rel[0].value_class == "person" and rel[2].value_class == "person" and self.rng.random() < 0.3:
+                return self._pick(THROUGH_PEOPLE).format(plural=self.nouns(rel[2])[1], via=self.nouns(rel[0])[1],
+                                                         film=self.film_ref(entity))
             return self.ask(rel[2], self.share_np(rel[0], self.film_ref(entity)))
         raise ValueError(f"unsupported chain {chain.code}")
 
