@@ -341,7 +341,7 @@ def test_missing_or_foreign_model_file_leaves_the_template_path(mini_agent, tmp_
         agent.load_features()
     assert agent.phraser is None and "feature phrasing is off" in caplog.text
     reply = agent.answer("Who directed Good Will Hunting?")
-    assert reply.text == "The director of Good Will Hunting is Gus Van Sant." and not reply.error
+    assert reply.text == "Good Will Hunting was directed by Gus Van Sant." and not reply.error
 
 
 def _fake_parts(monkeypatch, tmp_path, chunks):

@@ -98,7 +98,7 @@ def test_a_late_generation_gives_the_template_sentence(llm_agent, llm_settings, 
     hurried.load_features()
     reply = hurried.answer("Who directed Good Will Hunting?")
     step = next(t for t in reply.trace if t.stage == "phrase")
-    assert reply.text == "The director of Good Will Hunting is Gus Van Sant."
+    assert reply.text == "Good Will Hunting was directed by Gus Van Sant."
     assert step.detail["path"] == "template" and step.detail["llm"].startswith("timeout")
 
 
