@@ -172,7 +172,7 @@ def describe_conditions(composition: dict, bundle: Bundle) -> str:
             relation = relations[0] if relations else None
             more = c["op"].startswith(">")
             amount = _with_unit(relation, _number(c["values"][0])) if relation is not None else _number(c["values"][0])
-            if relation is not None and _measure(relation) == "duration":
+            if relation is not None and measure(relation) == "duration":
                 parts.append(f"{'longer' if more else 'shorter'} than {amount}")
             else:
                 parts.append(f"with {indefinite(relation.noun if relation else 'value')} of {'more' if more else 'less'} than {amount}")
@@ -194,7 +194,7 @@ COMPARATIVE_WORDS = {("duration", True): "longer", ("duration", False): "shorter
                      ("date", False): "older", ("number", True): "higher", ("number", False): "lower"}
 
 
-def _measure(relation) -> str:
+def measure(relation) -> str:
     """'duration', 'date' or 'number': how a relation's values compare."""
     if relation.kind in ("date", "year"):
         return "date"
@@ -254,7 +254,7 @@ def composed_sentence(facts: Facts, bundle: Bundle) -> str:
             evidence = f"({'; '.join(parts)} {what})"
         else:
             evidence = f"({'; '.join(parts)})"
-        word = COMPARATIVE_WORDS.get((_measure(relation), c["greater"]), "ahead") if not c["count"] else ("more" if c["greater"] else "fewer")
+        word = COMPARATIVE_WORDS.get((measure(relation), c["greater"]), "ahead") if not c["count"] else ("more" if c["greater"] else "fewer")
         if c.get("tie"):
             lead = f"They are level {evidence}."
             return f"No — {lead}" if c.get("asked") else lead
@@ -285,7 +285,7 @@ def composed_sentence(facts: Facts, bundle: Bundle) -> str:
                 f"The films{where} with the most {what} are {films} ({c['value']} each)."
         if c.get("empty"):
             return f"My knowledge graph has no {relation.noun} for the films{where}, so I cannot say which comes first."
-        word = SUPERLATIVE_WORDS.get((_measure(relation), c["op"]), "top")
+        word = SUPERLATIVE_WORDS.get((measure(relation), c["op"]), "top")
         films = join_labels([a.label for a in facts.answers])
         value = _with_unit(relation, c["value"])
         scope = "" if any(x["op"] == "among" for x in c.get("constraints", [])) else " in my knowledge graph"

@@ -223,11 +223,13 @@ class LocalModel:
         budget_s: float,
         wait_s: float | None = None,
         finished: Callable[[str], bool] | None = None,
+        grammar: str | None = None,
     ) -> Generation:
         """The assistant's reply to `messages`, or GenerationTimeout past `budget_s` (waiting included)
         or when the model stays busy with another reply for `wait_s` (under load, answers do not queue
         for phrasing: they keep their template sentence). `finished(text so far)` may end the reply
-        early: a complete sentence then saves the step that would only produce the end token."""
+        early: a complete sentence then saves the step that would only produce the end token. `grammar` (GBNF)
+        constrains what the model can write."""
         started = time.monotonic()
         wait = budget_s if wait_s is None else min(wait_s, budget_s)
         if not self._lock.acquire(timeout=max(wait, 0.0)):
@@ -238,7 +240,8 @@ class LocalModel:
             pieces: list[str] = []
             try:
                 stream = self._llm.create_chat_completion(
-                    messages, temperature=self.temperature, max_tokens=max_tokens, stop=["\n"], stream=True
+                    messages, temperature=self.temperature, max_tokens=max_tokens, stop=["\n"], stream=True,
+                    grammar=self._grammar(grammar) if grammar else None,
                 )
                 for chunk in stream:
                     if content := chunk["choices"][0]["delta"].get("content"):
@@ -259,6 +262,12 @@ class LocalModel:
         finally:
             self._deadline = float("inf")
             self._lock.release()
+
+    @staticmethod
+    def _grammar(text: str):
+        from llama_cpp import LlamaGrammar
+
+        return LlamaGrammar.from_string(text, verbose=False)
 
     def _recover(self) -> None:
         """llama.cpp dropped the sequence's cache: go back to the primed prefix, or to nothing."""
