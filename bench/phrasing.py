@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.getLogger("bot.generation.phrasing.phraser").setLevel(logging.ERROR)  # timeouts and failures are counted below
     load0 = os.getloadavg()[0]
-    overrides = {"llm": True, "llm_time_budget_s": args.budget, "llm_grammar": not args.no_grammar}
+    overrides = {"llm_time_budget_s": args.budget, "llm_grammar": not args.no_grammar}
     tally = Tally()
     n_metaqa, n_demo = args.n - args.n // 4, args.n // 4
     with metaqa_settings() as settings:
