@@ -134,6 +134,8 @@ class Tally:
     examples: list[tuple[str, str]] = field(default_factory=list)
     threads: Counter = field(default_factory=Counter)  # threads each generation ran with
     problems: Counter = field(default_factory=Counter)  # why the guard rejected outputs, by kind
+    judged: int = 0  # model outputs the guard judged (a multi-ask answer has one per part)
+    rejections: int = 0
     answered: int = 0
 
 
@@ -152,9 +154,22 @@ def measure(agent: Agent, questions: list[str], tally: Tally, label: str) -> Non
         facts, template = recorder.last
         step = next(t for t in reply.trace if t.stage == "phrase")
         mode = str(step.detail.get("llm", ""))
-        if mode in ("sentence", "lead-in"):
+        if mode == "parts":  # several asks: one model output per part
+            parts = step.detail.get("llm_parts", [])
+            tally.judged += sum(m in ("sentence", "lead-in", "rejected") for m in parts)
+            tally.rejections += parts.count("rejected")
+            for problems in step.detail.get("llm_problems", []):
+                tally.problems.update({problem_kind(p) for p in problems})
+            path = step.detail["path"]
+            tally.paths["llm parts" if path == "llm" else "rejected by the guard" if path == "llm-rejected" else "template by policy"] += 1
+            if path not in ("llm", "llm-rejected"):
+                tally.policy["no part could be phrased"] += 1
+        elif mode in ("sentence", "lead-in"):
+            tally.judged += 1
             tally.paths[f"llm {mode}"] += 1
         elif mode == "rejected":
+            tally.judged += 1
+            tally.rejections += 1
             tally.paths["rejected by the guard"] += 1
             tally.rejected.append((question, step.detail.get("llm_output", ""), step.detail.get("llm_problems", [])))
             tally.problems.update({problem_kind(p) for p in step.detail.get("llm_problems", [])})
@@ -196,13 +211,14 @@ def demo_questions(agent: Agent, n: int, seed: int) -> list[str]:
 
 def report(tally: Tally, rss: dict, load: tuple[float, float], threads: int) -> None:
     attempted = sum(v for k, v in tally.paths.items() if k != "template by policy")
-    judged = tally.paths["llm sentence"] + tally.paths["llm lead-in"] + tally.paths["rejected by the guard"]
-    print(f"\nanswers phrased or templated: {tally.answered}")
+    judged = tally.judged
+    worded = tally.paths["llm sentence"] + tally.paths["llm lead-in"] + tally.paths["llm parts"]
+    print(f"\nanswers phrased or templated: {tally.answered}; LLM-worded: {worded} ({worded / max(tally.answered, 1):.1%})")
     for path, count in tally.paths.most_common():
         print(f"  {path:<26}{count:>6}  ({count / max(tally.answered, 1):.1%})")
     for reason, count in tally.policy.most_common():
         print(f"    {reason:<60}{count:>6}")
-    print(f"guard failure rate: {tally.paths['rejected by the guard']}/{judged} = {tally.paths['rejected by the guard'] / max(judged, 1):.1%} of the model's outputs")
+    print(f"guard failure rate: {tally.rejections}/{judged} = {tally.rejections / max(judged, 1):.1%} of the model's outputs")
     print("  rejections by problem: " + ", ".join(f"{k} {v}" for k, v in tally.problems.most_common()))
     print(f"model calls: {attempted}, over their time budget: {tally.paths['timeout']}, failed: {tally.paths['error']}")
     print("threads per generation: " + ", ".join(f"{k}: {v}" for k, v in sorted(tally.threads.items())))
@@ -235,11 +251,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=None, help="time budget per generation in seconds (default: Settings.llm_time_budget_s)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--busy-neighbour", action="store_true", help="keep one core busy with another process while measuring")
+    parser.add_argument("--no-grammar", action="store_true", help="unconstrained decoding: the guard alone judges the outputs")
     parser.add_argument("--demo", default=str(DEFAULT_KG), help="demo bundle folder")
     args = parser.parse_args(argv)
     logging.getLogger("bot.generation.phrasing.phraser").setLevel(logging.ERROR)  # timeouts and failures are counted below
     load0 = os.getloadavg()[0]
-    overrides = {"llm": True, "llm_time_budget_s": args.budget}
+    overrides = {"llm_time_budget_s": args.budget, "llm_grammar": not args.no_grammar}
     tally = Tally()
     n_metaqa, n_demo = args.n - args.n // 4, args.n // 4
     with metaqa_settings() as settings:
@@ -270,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         rss.update(after=rss_mb(), peak=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     print(f"{len(questions)} MetaQA dev + {n_demo} demo KG questions in {time.perf_counter() - started:.0f} s"
           + (", another process keeping one core busy" if args.busy_neighbour else ""))
-    print(f"priming the model (shared prompt prefix, once per process): {primed:.1f} s CPU")
+    print(f"priming the model (shared prompt prefix, once per process): {primed:.1f} s CPU; grammar-constrained decoding: {'off' if args.no_grammar else 'on'}")
     report(tally, rss, (load0, os.getloadavg()[0]), settings.llm_threads)
     return 0
 

@@ -328,6 +328,24 @@ def llm_fetch(force: bool = typer.Option(False, "--force", help="Assemble again 
     out.print(f"phrasing model ready: {path}", soft_wrap=True, highlight=False)
 
 
+@llm_app.command("info")
+def llm_info(tokens: int = typer.Option(32, "--tokens", help="Tokens to generate for the speed measurement.")):
+    """The phrasing model in use: file, sha256, chat format, context, threads and its measured speed."""
+    from bot.core.cache import file_digest
+    from bot.generation.phrasing.model import load_model, model_file
+
+    try:
+        path = model_file(state.settings, quiet=False)
+        model = load_model(state.settings)
+    except MoviebotError as exc:
+        fail(str(exc))
+    info = model.describe()
+    info["sha256"] = file_digest(path, path.parent)
+    info.update(model.speed(tokens))
+    for key, value in info.items():
+        out.print(f"{key}: {value}", soft_wrap=True, highlight=False)
+
+
 def run() -> None:
     try:
         app()

@@ -194,3 +194,48 @@ async def test_an_exposed_chatroom_needs_the_access_token_and_limits_each_person
             await browser.close()
     finally:
         await chatroom.stop()
+
+
+LISTS = {
+    "recommend": ("If you like The Lion King, you might enjoy:\n1. Beauty and the Beast (1991): shares the producer Don Hahn with The Lion King.\n"
+                  "2. Dumbo (1941): shares two genres with The Lion King.\n3. Bambi (1942): shares a genre with The Lion King.\n"
+                  "4. Tarzan (1999): shares a genre with The Lion King.\n(Picked by closeness in the KG embeddings.)",
+                  ["Beauty and the Beast", "Dumbo", "Bambi", "Tarzan"]),
+    "runtimes": ("The 14 films directed by Peter Jackson have 14 durations in my knowledge graph: 178 minutes, 179 minutes, 201 minutes, 104 minutes and 10 more.",
+                 ["178", "179", "201", "104", "169", "161", "144", "100", "99", "97", "93", "92", "91", "90"]),
+}
+
+
+def scripted_lists(message):
+    from bot.core.contracts import Reply
+
+    text, answers = LISTS[message.text]
+    return Reply(text, "recommendation" if message.text == "recommend" else "factual", answers=answers)
+
+
+async def test_lists_render_without_stray_numbers_and_keep_their_units(tmp_path):
+    need_browser()
+    from playwright.async_api import async_playwright
+
+    chatroom = Chatroom(scripted_lists, ChatroomConfig(db_path=str(tmp_path / "chat.sqlite3"), port=0, bot_password="pw"))
+    url = await chatroom.start()
+    try:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            ctx, page, errors = await enter(browser, url, "Ann")
+            recommended = await ask(page, "recommend")
+            assert "1.:" not in recommended and "enjoy:\n" in recommended
+            items = page.locator(".msg.bot .body ol li")
+            assert await items.count() == 4
+            assert (await items.nth(0).inner_text()).startswith("Beauty and the Beast (1991): shares the producer Don Hahn")
+            await ask(page, "runtimes")
+            runtimes = page.locator(".msg.bot .body ul li")
+            assert await runtimes.count() == 14  # the whole list, also the 10 the sentence left out
+            assert [await runtimes.nth(i).inner_text() for i in (0, 3, 13)] == ["178 minutes", "104 minutes", "90 minutes"]
+            ARTIFACTS.mkdir(exist_ok=True)
+            await page.screenshot(path=str(ARTIFACTS / "chatroom-lists.png"))
+            assert errors == []
+            await ctx.close()
+            await browser.close()
+    finally:
+        await chatroom.stop()

@@ -295,5 +295,5 @@ def test_a_subject_fix_answers_for_the_fixed_subject(crowd_agent):
 
 
 def test_no_crowd_task_leaves_the_graph_answer_alone(crowd_agent):
-    assert crowd_agent.answer("Who directed Paper Lanterns?").text == "The director of Paper Lanterns is John Musker."
+    assert crowd_agent.answer("Who directed Paper Lanterns?").text == "Paper Lanterns was directed by John Musker."
     assert crowd_agent.answer("What is the box office of Valley of Echoes?").answers == []

@@ -105,4 +105,5 @@ def test_the_default_agent_describes_its_pipeline(mini_agent):
     assert {f["name"] for f in described["features"]} == set(mini_agent.settings.features)
     assert all(f["on"] for f in described["features"]), described["features"]
     assert described["kinds"]["factual"]["answered"] and described["kinds"]["recommendation"]["answered"]
-    assert described["kinds"]["factual"]["phrased"] and not described["kinds"]["recommendation"]["phrased"]
+    assert described["kinds"]["factual"]["phrased"] and described["kinds"]["recommendation"]["phrased"]  # its lead-in line
+    assert not described["kinds"]["multimedia"]["phrased"]

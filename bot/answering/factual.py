@@ -116,7 +116,16 @@ class Retriever:
             Fact(topic.iri, topic.label, ",".join(h.code for h in understanding.chain), a.iri or a.label, a.label, "kg", {"support": a.support})
             for a in answers
         ]
-        return Facts(Kind.FACTUAL, understanding.text, answers, facts, understanding.entities, understanding.chain), query
+        result = Facts(Kind.FACTUAL, understanding.text, answers, facts, understanding.entities, understanding.chain)
+        if len(understanding.chain) > 1 and answers:
+            result.extra["path"] = self._path(understanding)
+        return result, query
+
+    def _path(self, understanding: Understanding) -> list[str]:
+        """The labels the first hop of a multi-hop chain reaches (the director of Jaws, the films of Tarantino),
+        so the sentence can say the path in plain words; the answers are not changed by it."""
+        first, _ = self._answer(replace(understanding, chain=understanding.chain[:1]))
+        return [a.label for a in first.answers]
 
     def _fetch_label(self, value: str) -> str | None:
         rows = self.kg.graph.select(queries.label_of(value, self.kg.bundle))

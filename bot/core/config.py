@@ -55,6 +55,8 @@ class Settings:
     llm_time_budget_s: float = 2.0
     llm_wait_s: float = 0.0  # how long an answer waits for a model busy with another one before it keeps its template sentence
     llm_temperature: float = 0.0  # 0 = deterministic wording
+    llm_chat_format: str = ""  # a llama-cpp-python chat format ("chatml", "gemma"); empty = the GGUF's own chat template
+    llm_grammar: bool = True  # constrain decoding with a GBNF grammar built per answer (off: the guard alone judges the output)
     images_dir: str = ""  # folder with the image files named in images.json
     images_index: str = ""  # a MovieNet images.json to use instead of the bundle's `images`
     crowd_min_work_seconds: float = 5.0  # crowd answers given faster than this are discarded

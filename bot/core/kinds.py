@@ -56,7 +56,7 @@ REGISTRY: dict[Kind, KindSpec] = {
         KindSpec(Kind.DECLINE, "instructions to the bot, arithmetic, off-topic requests", "conversation", "agent"),
         KindSpec(Kind.EMBEDDING, "a prediction from the KG embeddings", "cues", "embeddings", phrased=True),
         KindSpec(Kind.MULTIMEDIA, "a picture of a person or a film poster", "cues", "images"),
-        KindSpec(Kind.RECOMMENDATION, "films like the ones the user names", "cues", "recommend"),
+        KindSpec(Kind.RECOMMENDATION, "films like the ones the user names", "cues", "recommend", phrased=True),
         KindSpec(Kind.FACTUAL, "facts along a relation chain of the graph", "parser", "agent", phrased=True, clarifies=True),
         KindSpec(Kind.UNKNOWN, "a question with no entity the graph knows", "parser", "agent"),
         KindSpec(Kind.CLARIFY, "the bot asks which entity the user meant", "dialogue", ""),

@@ -11,9 +11,8 @@ import re
 from bot.core.contracts import Facts, Sentence
 from bot.core.kinds import Kind
 from bot.core.text import join_labels
+from bot.generation.sentences import LIST_INLINE, LIST_LIMIT, capitalise, films_phrase, forward, indefinite, inverse, shown
 from bot.kg.bundle import Bundle
-
-LIST_LIMIT = 12
 
 
 def display_name(entity) -> str:
@@ -21,6 +20,30 @@ def display_name(entity) -> str:
     if entity.alternatives and entity.year:
         return f"{entity.label} ({entity.year})"
     return entity.label
+
+
+def _named(labels: list[str], relation) -> str:
+    """' (Steven Spielberg)' after the phrase for a path's middle values; their number when there are many."""
+    if not labels:
+        return ""
+    if len(labels) > 3:
+        return f" ({len(labels)} {relation.plural})"
+    return f" ({join_labels(labels)})"
+
+
+def path_phrase(facts: Facts, bundle: Bundle) -> str:
+    """The films a multi-hop chain goes through, in plain words: 'films directed by the director of Jaws
+    (Steven Spielberg)', 'the 4 films written by Quentin Tarantino'."""
+    topic = display_name(facts.topic[0]) if facts.topic else "it"
+    rels = [bundle.relations[h.relation] for h in facts.chain]
+    path = list(facts.extra.get("path", []))
+    pattern = tuple(h.to_value for h in facts.chain)
+    if pattern[:1] == (False,):
+        count = len(path) if path else 2
+        phrase = films_phrase(rels[0], topic, count)
+        return f"the {count} {phrase}" if len(path) > 1 else f"the {phrase}"
+    hop1 = f"the {rels[0].plural if len(path) > 1 else rels[0].noun} of {topic}{_named(path, rels[0])}"
+    return films_phrase(rels[1], hop1)
 
 
 def describe_chain(facts: Facts, bundle: Bundle) -> tuple[str, bool]:
@@ -32,26 +55,64 @@ def describe_chain(facts: Facts, bundle: Bundle) -> tuple[str, bool]:
     if pattern == (True,):
         return f"the {rels[0].plural if many else rels[0].noun} of {topic}", many
     if pattern == (False,):
-        return f"the films whose {rels[0].noun} is {topic}", True
+        return f"the {films_phrase(rels[0], topic)}", True
     if pattern == (False, True):
-        noun = rels[1].plural if many else rels[1].noun
-        return f"the {noun} of the films whose {rels[0].noun} is {topic}", many
+        return f"the {rels[1].plural if many else rels[1].noun} of {path_phrase(facts, bundle)}", many
     if pattern == (True, False):
-        return f"the other films that share a {rels[0].noun} with {topic}", True
+        return f"the other {path_phrase(facts, bundle)}", True
     if pattern == (True, False, True):
-        noun = rels[2].plural if many else rels[2].noun
-        return f"the {noun} of the other films that share a {rels[0].noun} with {topic}", many
+        return f"the {rels[2].plural if many else rels[2].noun} of the other {path_phrase(facts, bundle)}", many
     return "the answer", many
 
 
-def _capitalise(text: str) -> str:
-    return text[:1].upper() + text[1:]
+def chain_sentence(facts: Facts, bundle: Bundle) -> str:
+    """The answer to a relation chain as a person would say it, with the path in plain words."""
+    topic = display_name(facts.topic[0]) if facts.topic else "it"
+    rels = [bundle.relations[h.relation] for h in facts.chain]
+    pattern = tuple(h.to_value for h in facts.chain)
+    last = rels[-1] if facts.chain[-1].to_value else None
+    labels = [a.label for a in facts.answers]
+    if not labels:
+        return f"I could not find {describe_chain(facts, bundle)[0]} in the knowledge graph."
+    if pattern == (True,):
+        return forward(rels[0], topic, labels)
+    if pattern == (False,):
+        return inverse(rels[0], topic, labels)
+    values = [shown(last, v) for v in labels]
+    if pattern == (True, False):
+        films = path_phrase(facts, bundle)
+        if len(labels) == 1:
+            return f"The other {re.sub(r'^films', 'film', films)} is {labels[0]}."
+        if len(labels) > LIST_INLINE:
+            return f"{capitalise(films)}, {len(labels)} in all: {join_labels(labels, limit=LIST_LIMIT)}."
+        return f"Other {films}: {join_labels(labels)}."
+    phrase, many = describe_chain(facts, bundle)
+    if len(labels) > LIST_INLINE:
+        films = phrase.split(" of ", 1)[1]
+        return f"{capitalise(films)} have {len(labels)} {last.plural if last else 'answers'} in my knowledge graph: {join_labels(values, limit=LIST_LIMIT)}."
+    return f"{capitalise(phrase)} {'are' if many else 'is'} {join_labels(values)}."
+
+
+def paragraph(parts: list[Facts], bundle: Bundle) -> list[str]:
+    """One sentence per ask; a sentence about the film the previous one named starts with 'It'."""
+    sentences = []
+    previous = None
+    for part in parts:
+        text = template_sentence(part, bundle).text
+        topic = part.topic[0] if part.topic and not part.message else None
+        if topic is not None and previous is not None and topic.iri == previous.iri and topic.group == "film":
+            name = display_name(topic)
+            if text.startswith(name + " ") and not text.startswith(name + " (") and "composition" not in part.extra:
+                text = "It" + text[len(name):]
+        sentences.append(text)
+        previous = topic
+    return sentences
 
 
 def template_sentence(facts: Facts, bundle: Bundle) -> Sentence:
     """The deterministic sentence for `facts` (a short paragraph, one sentence per ask, for several asks)."""
     if facts.parts:
-        sentences = [template_sentence(part, bundle).text for part in facts.parts]
+        sentences = paragraph(facts.parts, bundle)
         if facts.extra.get("also"):
             sentences.append(facts.extra["also"])
         return Sentence(" ".join(s for s in sentences if s))
@@ -59,27 +120,17 @@ def template_sentence(facts: Facts, bundle: Bundle) -> Sentence:
         return Sentence(facts.message)
     if "composition" in facts.extra:
         return Sentence(composed_sentence(facts, bundle))
-    labels = [a.label for a in facts.answers]
     if facts.kind == Kind.FACTUAL and facts.chain:
-        phrase, plural = describe_chain(facts, bundle)
-        if not labels:
-            return Sentence(f"I could not find {phrase} in the knowledge graph.")
-        if len(labels) == 1:
-            return Sentence(f"{_capitalise(phrase)} is {labels[0]}.")
-        if len(labels) > LIST_LIMIT:
-            return Sentence(f"{_capitalise(phrase)} ({len(labels)} in all): {join_labels(labels)}.")
-        return Sentence(f"{_capitalise(phrase)} are {join_labels(labels)}.")
+        return Sentence(chain_sentence(facts, bundle))
+    labels = [a.label for a in facts.answers]
     return Sentence(join_labels(labels) + "." if labels else "I have nothing to say about that.")
 
 
 # ---------------------------------------------------------------- compositional answers
 
 def _films_phrase(relation, label: str) -> str:
-    """'directed by Steven Spielberg' from the relation's own phrasing of its films ("the films directed by {value}")."""
-    for phrase in relation.films:
-        if phrase.startswith(("the films ", "the movies ")) and phrase.endswith("{value}") and "whose" not in phrase:
-            return phrase.split(" ", 2)[2].replace("{value}", label)
-    return f"with {label} as {relation.noun}"
+    """'directed by Steven Spielberg': the relation's noun phrase for its films, without 'films'."""
+    return films_phrase(relation, label).removeprefix("films ")
 
 
 def describe_conditions(composition: dict, bundle: Bundle) -> str:
@@ -118,10 +169,13 @@ def describe_conditions(composition: dict, bundle: Bundle) -> str:
                 said = f"from {said}"
             parts.append(said or ("from " if c["op"] == "year>=" else "until ") + c["values"][0])
         else:
-            noun = relations[0].noun if relations else "value"
-            word = "more than" if c["op"].startswith(">") else "less than"
-            unit = " minutes" if relations and relations[0].kind == "number" and "minute" in " ".join(relations[0].asks) else ""
-            parts.append(f"with a {noun} of {word} {_number(c['values'][0])}{unit}")
+            relation = relations[0] if relations else None
+            more = c["op"].startswith(">")
+            amount = _with_unit(relation, _number(c["values"][0])) if relation is not None else _number(c["values"][0])
+            if relation is not None and measure(relation) == "duration":
+                parts.append(f"{'longer' if more else 'shorter'} than {amount}")
+            else:
+                parts.append(f"with {indefinite(relation.noun if relation else 'value')} of {'more' if more else 'less'} than {amount}")
     merged = []
     for part in parts:  # "from the 90s" twice (from and until of one decade)
         if part not in merged:
@@ -140,7 +194,7 @@ COMPARATIVE_WORDS = {("duration", True): "longer", ("duration", False): "shorter
                      ("date", False): "older", ("number", True): "higher", ("number", False): "lower"}
 
 
-def _measure(relation) -> str:
+def measure(relation) -> str:
     """'duration', 'date' or 'number': how a relation's values compare."""
     if relation.kind in ("date", "year"):
         return "date"
@@ -150,7 +204,13 @@ def _measure(relation) -> str:
 
 
 def _with_unit(relation, value: str) -> str:
-    return f"{value} minutes" if _measure(relation) == "duration" else value
+    return shown(relation, value)
+
+
+def _continued(sentence: str) -> str:
+    """A sentence continuing after 'Yes — ': its first word in lower case unless it is a name."""
+    first = sentence.split(" ", 1)[0]
+    return first.lower() + sentence[len(first):] if first in ("The", "On", "My") else sentence
 
 
 def composed_sentence(facts: Facts, bundle: Bundle) -> str:
@@ -169,14 +229,20 @@ def composed_sentence(facts: Facts, bundle: Bundle) -> str:
                 return f"Yes — {c['topic']} won {join_labels(c['values'])}."
             return f"No — my knowledge graph lists no {kind if c.get('values') is not None else 'award'} for {c['topic']}."
         values = join_labels(c["values"])
-        if "value" in c and "op" in c:  # a literal
-            shown = _with_unit(relation, values)
-            return f"{'Yes' if c['holds'] else 'No'} — the {relation.noun} of {c['topic']} is {shown}."
+        evidence = _continued(forward(relation, c["topic"], list(c["values"]))) if len(c["relations"]) == 1 and c["values"] else ""
+        if "value" in c and "op" in c and evidence:  # a literal: the film's own value is the evidence
+            return f"{'Yes' if c['holds'] else 'No'} — {evidence}"
+        if evidence and len(c["values"]) <= LIST_INLINE:
+            return f"{'Yes' if c['holds'] else 'No'} — {evidence}"
+        if "value" in c and "op" in c:
+            return f"{'Yes' if c['holds'] else 'No'} — the {relation.noun} of {c['topic']} is {_with_unit(relation, values)}."
         if c["holds"]:
             return f"Yes — {c['value']} is {'among the ' + relation.plural if len(c['values']) > 1 else 'the ' + relation.noun} of {c['topic']}." \
                 if len(c["relations"]) == 1 else f"Yes — {c['value']} took {noun} {c['topic']}."
         if len(c["relations"]) > 1:
             return f"No — my knowledge graph does not show {c['value']} in {c['topic']}."
+        if len(c["values"]) > LIST_INLINE:
+            return f"No — my knowledge graph lists {len(c['values'])} {relation.plural} of {c['topic']}, and {c['value']} is not one of them."
         return f"No — the {relation.plural if len(c['values']) > 1 else relation.noun} of {c['topic']} {'are' if len(c['values']) > 1 else 'is'} {values}."
     if form == "comparison":
         relation = bundle.relations[c["relation"]]
@@ -188,7 +254,7 @@ def composed_sentence(facts: Facts, bundle: Bundle) -> str:
             evidence = f"({'; '.join(parts)} {what})"
         else:
             evidence = f"({'; '.join(parts)})"
-        word = COMPARATIVE_WORDS.get((_measure(relation), c["greater"]), "ahead") if not c["count"] else ("more" if c["greater"] else "fewer")
+        word = COMPARATIVE_WORDS.get((measure(relation), c["greater"]), "ahead") if not c["count"] else ("more" if c["greater"] else "fewer")
         if c.get("tie"):
             lead = f"They are level {evidence}."
             return f"No — {lead}" if c.get("asked") else lead
@@ -219,7 +285,7 @@ def composed_sentence(facts: Facts, bundle: Bundle) -> str:
                 f"The films{where} with the most {what} are {films} ({c['value']} each)."
         if c.get("empty"):
             return f"My knowledge graph has no {relation.noun} for the films{where}, so I cannot say which comes first."
-        word = SUPERLATIVE_WORDS.get((_measure(relation), c["op"]), "top")
+        word = SUPERLATIVE_WORDS.get((measure(relation), c["op"]), "top")
         films = join_labels([a.label for a in facts.answers])
         value = _with_unit(relation, c["value"])
         scope = "" if any(x["op"] == "among" for x in c.get("constraints", [])) else " in my knowledge graph"

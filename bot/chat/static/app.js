@@ -55,10 +55,15 @@ function inline(text, fromBot) {
 function renderText(text, fromBot) {
   const nodes = [];
   let items = [];
-  const flush = () => { if (items.length) nodes.push(el("ul", {}, items)); items = []; };
+  let numbered = false;
+  const flush = () => { if (items.length) nodes.push(el(numbered ? "ol" : "ul", {}, items)); items = []; };
   for (const line of text.split("\n")) {
-    const bullet = line.match(/^\s*(?:[-•*]|\d+\.)\s+(.*)$/);
-    if (bullet) { items.push(el("li", {}, inline(bullet[1], fromBot))); continue; }
+    const bullet = line.match(/^\s*(?:([-•*])|\d+\.)\s+(.*)$/);
+    if (bullet) {
+      if (!items.length) numbered = !bullet[1];
+      items.push(el("li", {}, inline(bullet[2], fromBot)));
+      continue;
+    }
     flush();
     if (line.trim()) nodes.push(el("div", {}, inline(line, fromBot)));
   }
@@ -66,12 +71,52 @@ function renderText(text, fromBot) {
   return nodes;
 }
 
+// "Lead-in: A, B, C and 9 more." -> the lead-in and one item per answer, each as the sentence shows it
+// ("126 minutes", "the Academy Award for Best Picture"); the answers the sentence left out get the same
+// words around them as the ones it shows. Null when the sentence is not a lead-in and a list of the answers.
+function listItems(text, answers) {
+  const colon = text.indexOf(": ");
+  if (colon < 0 || text.slice(0, colon).includes(answers[0])) return null;
+  const body = text.slice(colon + 2).replace(/\.$/, "");
+  const found = [];
+  let from = 0;
+  for (const a of answers) {
+    const at = body.indexOf(a, from);
+    if (at < 0) break;
+    found.push([at, a]);
+    from = at + a.length;
+  }
+  if (!found.length) return null;
+  const seps = /(, and |, | and )/g;
+  const items = [];
+  let start = 0;
+  for (let i = 0; i < found.length; i++) {
+    const [at, a] = found[i];
+    let end = i + 1 < found.length ? found[i + 1][0] : body.length;
+    const between = body.slice(at + a.length, end);
+    let cut = -1;
+    for (const m of between.matchAll(seps)) cut = m.index;  // the last separator before the next item
+    if (i + 1 === found.length) {
+      const more = between.match(/ and \d+ more$/);
+      cut = more ? more.index : -1;
+    }
+    const stop = cut >= 0 ? at + a.length + cut : end;
+    items.push({ text: body.slice(start, stop), label: a });
+    const sep = cut >= 0 ? between.slice(cut).match(/^(, and |, | and )/) : null;
+    start = stop + (sep ? sep[0].length : 0);
+  }
+  const affixes = items.map((it) => { const k = it.text.indexOf(it.label); return [it.text.slice(0, k), it.text.slice(k + it.label.length)]; });
+  const same = affixes.every(([p, q]) => p === affixes[0][0] && q === affixes[0][1]);
+  const [prefix, suffix] = same ? affixes[0] : ["", ""];
+  const rest = answers.slice(items.length).map((a) => prefix + a + suffix);
+  return { head: text.slice(0, colon + 1), items: [...items.map((it) => it.text), ...rest] };
+}
+
 function renderReply(text, reply) {
   const answers = reply ? reply.answers || [] : [];
-  const at = answers.length > 3 ? text.indexOf(answers[0]) : -1;
-  if (at > 0) {  // "The films ... are A, B, C and 9 more." -> the sentence head and the whole list
-    const head = text.slice(0, at).replace(/[\s:,]+$/, "");
-    return [el("div", {}, inline(head + ":", true)), el("ul", {}, answers.map((a) => el("li", {}, inline(a, true))))];
+  const list = answers.length > 3 && !text.includes("\n") ? listItems(text, answers) : null;
+  if (list) {  // "Steven Spielberg directed 12 films in my knowledge graph: A, B, …" -> the lead-in and the whole list
+    return [el("div", {}, inline(list.head, true)), el("ul", {}, list.items.map((item) => el("li", {}, inline(item, true))))];
   }
   const nodes = renderText(text, true);
   if (reply && reply.image) nodes.push(renderText("image:" + reply.image, true));

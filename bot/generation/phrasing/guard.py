@@ -30,6 +30,10 @@ NUMBER_WORDS = {
     )
     if n >= 2  # "one" is mostly a pronoun ("one of the films")
 }
+# words that turn a statement round: a sentence may only use those its template uses ("No — ...")
+NEGATIONS = frozenset(
+    "not never no none nobody nothing neither nor without nowhere cannot didn doesn isn wasn weren aren hasn haven hadn couldn".split()
+)
 # words about films in general, never names
 GENERIC_WORDS = frozenset("film films movie movies picture pictures".split())
 VOCABULARY_SKIP_GROUPS = frozenset({"film", "person", ""})  # titles and names are caught by capitalisation
@@ -191,20 +195,44 @@ class FaithfulnessGuard:
                 continue
             if raw[:1].isupper():
                 problems.append(f"unsupported name {raw!r}")
+        said = {f for _, f in words(template)}
+        problems += [f"negation {w!r}" for w, done in zip(sequence, covered) if not done and w in NEGATIONS and w not in said]
         problems += self._unsupported_vocabulary(sequence, covered, evidence, facts)
         problems += self._other_relations(sequence, covered, facts, template)
         return Verdict(not problems, tuple(dict.fromkeys(problems)))
+
+    @cached_property
+    def closed_vocabulary(self) -> frozenset[str]:
+        """The words of the names in the small closed groups (genres, languages, countries, ratings)."""
+        if self.labels is None:
+            return frozenset()
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        found = {w for label, group in zip(self.labels.labels, self.labels.groups) if group in self.closed_groups for _, w in words(label)}
+        return frozenset(w for w in found if w.isascii() and w.isalpha() and w not in ENGLISH_STOP_WORDS and w not in SENTENCE_WORDS | GENERIC_WORDS)
+
+    def foreign_cues(self, facts: Facts, template: str) -> set[str]:
+        """The wording of the relations the facts do not come from (what _other_relations rejects)."""
+        asked = {h.relation for h in facts.chain if h.relation in self.cues}
+        if not asked:
+            return set()
+        own = set().union(*(self.cues[r] for r in asked)) | {f for _, f in words(template)}
+        return set().union(*(c for r, c in self.cues.items() if r not in asked)) - own
+
+    def forbidden_words(self, facts: Facts, template: str) -> set[str]:
+        """Lower-case words a phrased sentence may not use outside the facts' names: another relation's
+        wording, and KG names of the closed groups that the facts, the question and the template lack.
+        The grammar-constrained decoder never writes them; the check below would reject them."""
+        evidence = Evidence.of(facts, template)
+        allowed = evidence.loose_words | {w for key in evidence.labels for w in key}
+        return self.foreign_cues(facts, template) | (self.closed_vocabulary - allowed)
 
     def _other_relations(self, sequence: list[str], covered: list[bool], facts: Facts, template: str) -> list[str]:
         """Words that ask about a relation the answer does not come from ('directed' for a cast member).
 
         The user's question does not license them: if it asked for the director and the answer is
         the cast, the sentence must still say cast."""
-        asked = {h.relation for h in facts.chain if h.relation in self.cues}
-        if not asked:
-            return []
-        own = set().union(*(self.cues[r] for r in asked)) | {f for _, f in words(template)}
-        foreign = set().union(*(c for r, c in self.cues.items() if r not in asked)) - own
+        foreign = self.foreign_cues(facts, template)
         return [f"wording of another relation {w!r}" for w, done in zip(sequence, covered) if not done and w in foreign]
 
     def _unsupported_vocabulary(self, sequence: list[str], covered: list[bool], evidence: Evidence, facts: Facts) -> list[str]:

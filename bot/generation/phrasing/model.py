@@ -151,6 +151,8 @@ def threads_for_now(most: int) -> int:
     return max(1, min(most, usable_cores() - others))
 
 
+# chat formats of llama-cpp-python for GGUF files that carry no chat template, by general.architecture
+ARCHITECTURE_FORMATS = (("gemma", "gemma"), ("qwen", "chatml"), ("llama", "llama-3"), ("mistral", "mistral-instruct"), ("phi3", "phi3"))
 AUTO_MAX_THREADS = 4  # past this a model this small gains little per thread
 # prompt tokens per llama_decode: phrasing prompts add ~30 tokens to the primed prefix; llama-cpp-python
 # keeps an n_batch x vocabulary float array (and a copy in the primed state): 64 rows cost 39 MB, 256 cost 155 MB
@@ -162,13 +164,14 @@ class LocalModel:
 
     `threads` = 0 picks the thread count per call from the cores that are idle at that moment."""
 
-    def __init__(self, path: Path, threads: int = 1, context: int = 2048, temperature: float = 0.0):
+    def __init__(self, path: Path, threads: int = 1, context: int = 2048, temperature: float = 0.0, chat_format: str = ""):
         try:
             from llama_cpp import Llama
             from llama_cpp import llama_cpp as low_level
         except ImportError as exc:
             raise ModelUnavailable(f"llama-cpp-python is not installed ({exc}); install moviebot[llm]") from exc
         self.path = path
+        self.context = context
         self.temperature = temperature
         self._lock = threading.Lock()
         self._deadline = float("inf")
@@ -183,10 +186,62 @@ class LocalModel:
         except (ValueError, RuntimeError, MemoryError, OSError) as exc:
             raise ModelUnavailable(f"cannot load phrasing model {path}: {exc}") from exc
         logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL)  # failures reach our log as warnings
+        self.chat_format = self._pick_chat_format(chat_format)
         # llama.cpp polls this between graph nodes, so even a long prompt evaluation stops at the deadline
         self._abort = low_level.ggml_abort_callback(lambda _data: time.monotonic() > self._deadline)
         low_level.llama_set_abort_callback(self._llm.ctx, self._abort, ctypes.c_void_p())
         self._set_threads = low_level.llama_set_n_threads
+
+    def _pick_chat_format(self, configured: str) -> str:
+        """How prompts are written for this model: the configured format, else the chat template in the GGUF's
+        metadata (llama-cpp-python reads `tokenizer.chat_template`), else the format of its architecture."""
+        if configured:
+            self._llm.chat_format = configured
+            return configured
+        if self._llm.metadata.get("tokenizer.chat_template"):
+            return "the GGUF's chat template"
+        architecture = self._llm.metadata.get("general.architecture", "")
+        found = next((fmt for prefix, fmt in ARCHITECTURE_FORMATS if architecture.startswith(prefix)), None)
+        if found is not None:
+            self._llm.chat_format = found
+            return f"{found} (the GGUF has no chat template; its architecture is {architecture})"
+        return f"{self._llm.chat_format} (llama-cpp-python's guess; set llm_chat_format to override)"
+
+    def describe(self) -> dict:
+        """What `moviebot llm info` prints about the loaded model."""
+        meta = self._llm.metadata
+        return {
+            "model": meta.get("general.name", self.path.stem),
+            "file": str(self.path),
+            "size_mb": round(self.path.stat().st_size / 2**20, 1),
+            "architecture": meta.get("general.architecture", "?"),
+            "chat format": self.chat_format,
+            "context": self.context,
+            "threads": f"auto (the idle cores, at most {self.most_threads})" if self.auto_threads else self.threads,
+        }
+
+    def speed(self, tokens: int = 32) -> dict:
+        """Measured prompt and generation speed (tokens/s) on a short phrasing-like prompt."""
+        messages = [{"role": "user", "content": "Write one sentence about films: Casablanca was directed by Michael Curtiz."}]
+        with self._lock:
+            self._pick_threads()
+            self._llm.reset()
+            started = time.perf_counter()
+            first = self._llm.create_chat_completion(messages, temperature=self.temperature, max_tokens=1)
+            prompt_s = time.perf_counter() - started
+            self._llm.reset()
+            started = time.perf_counter()
+            out = self._llm.create_chat_completion(messages, temperature=self.temperature, max_tokens=tokens)
+            total_s = time.perf_counter() - started
+            if self._primed is not None:
+                self._llm.load_state(self._primed)
+        prompt_tokens = first["usage"]["prompt_tokens"]
+        generated = max(out["usage"]["completion_tokens"], 1)
+        return {
+            "prompt tokens/s": round(prompt_tokens / max(prompt_s, 1e-6), 1),
+            "generated tokens/s": round(generated / max(total_s - prompt_s, 1e-6), 1),
+            "threads used": self.threads,
+        }
 
     def _pick_threads(self) -> None:
         """With auto threads, set the context to the cores idle right now (call with the lock held)."""
@@ -223,11 +278,13 @@ class LocalModel:
         budget_s: float,
         wait_s: float | None = None,
         finished: Callable[[str], bool] | None = None,
+        grammar: str | None = None,
     ) -> Generation:
         """The assistant's reply to `messages`, or GenerationTimeout past `budget_s` (waiting included)
         or when the model stays busy with another reply for `wait_s` (under load, answers do not queue
         for phrasing: they keep their template sentence). `finished(text so far)` may end the reply
-        early: a complete sentence then saves the step that would only produce the end token."""
+        early: a complete sentence then saves the step that would only produce the end token. `grammar` (GBNF)
+        constrains what the model can write."""
         started = time.monotonic()
         wait = budget_s if wait_s is None else min(wait_s, budget_s)
         if not self._lock.acquire(timeout=max(wait, 0.0)):
@@ -238,7 +295,8 @@ class LocalModel:
             pieces: list[str] = []
             try:
                 stream = self._llm.create_chat_completion(
-                    messages, temperature=self.temperature, max_tokens=max_tokens, stop=["\n"], stream=True
+                    messages, temperature=self.temperature, max_tokens=max_tokens, stop=["\n"], stream=True,
+                    grammar=self._grammar(grammar) if grammar else None,
                 )
                 for chunk in stream:
                     if content := chunk["choices"][0]["delta"].get("content"):
@@ -260,6 +318,12 @@ class LocalModel:
             self._deadline = float("inf")
             self._lock.release()
 
+    @staticmethod
+    def _grammar(text: str):
+        from llama_cpp import LlamaGrammar
+
+        return LlamaGrammar.from_string(text, verbose=False)
+
     def _recover(self) -> None:
         """llama.cpp dropped the sequence's cache: go back to the primed prefix, or to nothing."""
         if self._primed is not None:
@@ -275,9 +339,10 @@ _loading = threading.Lock()
 def load_model(settings: Settings, quiet: bool = True) -> LocalModel:
     """The process-wide model for `settings` (loaded on first use, then reused)."""
     path = model_file(settings, quiet=quiet)
-    key = (str(path.resolve()), settings.llm_threads, settings.llm_context, settings.llm_temperature)
+    key = (str(path.resolve()), settings.llm_threads, settings.llm_context, settings.llm_temperature, settings.llm_chat_format)
     with _loading:
         model = _loaded.get(key)
         if model is None:
-            model = _loaded[key] = LocalModel(path, settings.llm_threads, settings.llm_context, settings.llm_temperature)
+            model = _loaded[key] = LocalModel(path, settings.llm_threads, settings.llm_context, settings.llm_temperature,
+                                              settings.llm_chat_format)
         return model

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from bot.core.contracts import Facts, Sentence
+from bot.core.contracts import Facts, Hop, Sentence
 from bot.core.kinds import Kind, spec
+from bot.core.text import join_labels
 from bot.generation.phrasing.guard import words
-from bot.generation.templates import describe_chain
-from bot.kg.bundle import Bundle
+from bot.generation.sentences import LIST_INLINE, LIST_LIMIT, shown
+from bot.generation.templates import COMPARATIVE_WORDS, describe_chain, display_name, measure, path_phrase
 
-LEAD_IN_OVER = 4  # longer lists are printed by the template; the model writes only their lead-in
+LEAD_IN_OVER = LIST_INLINE  # longer lists are printed by the template; the model writes only their lead-in
 LEAD_IN_MAX_WORDS = 20
 # wording a phrased sentence must keep, per fact source: each entry lists accepted alternatives
 REQUIRED_WORDING = {
@@ -31,14 +33,23 @@ SYSTEM_PROMPT = (
 EXAMPLES = [
     {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: who starred in Casablanca\nFacts (the cast members of Casablanca): Humphrey Bogart; Ingrid Bergman\nName all 2 of them."},
     {"role": "assistant", "content": "Humphrey Bogart and Ingrid Bergman starred in Casablanca."},
-    {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: what films did Ingrid Bergman act in\nFacts (the films whose cast member is Ingrid Bergman): Casablanca; Gaslight\nName all 2 of them."},
+    {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: what films did Ingrid Bergman act in\nFacts (the films starring Ingrid Bergman): Casablanca; Gaslight\nName all 2 of them."},
     {"role": "assistant", "content": "Ingrid Bergman acted in Casablanca and Gaslight."},
     {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: who directed Casablanca\nFacts (the director of Casablanca): Michael Curtiz"},
     {"role": "assistant", "content": "Casablanca was directed by Michael Curtiz."},
     {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: what kind of film is Casablanca\nFacts (the genre of Casablanca): Romance"},
     {"role": "assistant", "content": "Casablanca is a romance film."},
-    {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: which movies did Michael Curtiz direct\nFacts (the films whose director is Michael Curtiz): 9 films, listed after your words.\nWrite only a short lead-in that ends with a colon. Do not list them."},
+    {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: which movies did Michael Curtiz direct\nFacts (the films directed by Michael Curtiz): 9 films, listed after your words.\nWrite only a short lead-in that ends with a colon. Do not list them."},
     {"role": "assistant", "content": "Michael Curtiz directed these 9 films:"},
+    # the relations that failed most: genres and tags (lower-case values), and lists of one film
+    {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: what type of film is Casablanca\nFacts (the genres of Casablanca): romance; drama\nName all 2 of them."},
+    {"role": "assistant", "content": "Casablanca is a romance and drama film."},
+    {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: what is Casablanca about\nFacts (the tags of Casablanca): world war ii"},
+    {"role": "assistant", "content": "Casablanca is tagged world war ii."},
+    {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: what movies did Dooley Wilson appear in\nFacts (the films starring Dooley Wilson): Casablanca"},
+    {"role": "assistant", "content": "Dooley Wilson appeared in Casablanca."},
+    {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: how long is Casablanca\nFacts (the duration of Casablanca): 102 minutes"},
+    {"role": "assistant", "content": "Casablanca runs 102 minutes."},
 ]
 
 # the shared start of every prompt, evaluated once when the model loads; the kind comes first so that
@@ -54,35 +65,61 @@ class PhrasingTask:
     kind: str
     topic: str  # the entity asked about; the sentence must name it
     asked: str
-    values: tuple[str, ...]
+    values: tuple[str, ...]  # what the sentence must name, as one list, shown with units ("126 minutes")
     value_noun: str  # what the values are, in the plural ("films", "directors")
     sources: tuple[str, ...]
     draft: str
-    lead_in: bool  # write only the lead-in of a list the template prints
+    listed: tuple[str, ...] = ()  # a long list the template prints after the model's lead-in
+    names: tuple[str, ...] = ()  # other names the sentence may use (the path of a multi-hop answer, compared films)
+    opener: tuple[str, ...] = ()  # how the sentence must start ("Yes", "No")
+    topic_first: bool = False  # the topic is the sentence's subject (a comparison's winner)
+    suffix: str = ""  # the template's words that follow the model's (a comparison's figures)
+    replaces: str = ""  # the line of the draft the model's words replace (a recommendation's lead-in); "" = all of it
+    lead: bool = False  # a lead-in that ends with a colon, whatever follows it
+    instruction: str = ""  # what to write, when it is not the usual sentence
+    claim: tuple[str, ...] = ()  # words the sentence must keep ("longer"): what it claims
+    opposite: frozenset[str] = frozenset()  # words it may not use ("shorter")
+    chain: tuple[Hop, ...] = ()  # the relations the sentence is about (whose wording it may use)
+
+    @property
+    def lead_in(self) -> bool:
+        return bool(self.listed) or self.lead
 
     @property
     def wording(self) -> tuple[tuple[str, ...], ...]:
-        return tuple(w for s in self.sources for w in REQUIRED_WORDING.get(s, ()))
+        return tuple(w for s in self.sources for w in REQUIRED_WORDING.get(s, ())) + ((self.claim,) if self.claim else ())
 
     @property
     def required(self) -> list[str]:
-        """What the sentence must name: the topic, and every value unless the template prints the list."""
-        return [t for t in (self.topic,) if t] + ([] if self.lead_in else list(self.values))
+        """What the sentence must name: the topic and the values (a lead-in's list follows it)."""
+        return [t for t in (self.topic,) if t] + list(self.values)
 
     @property
     def max_words(self) -> int:
-        return LEAD_IN_MAX_WORDS if self.lead_in else 2 * len(words(self.draft)) + 5
+        return LEAD_IN_MAX_WORDS if self.lead_in else 2 * len(words(self.replaces or self.draft)) + 5
 
     @property
     def keeps_draft_numbers(self) -> bool:
         return any(s != "kg" for s in self.sources)
 
+    def assemble(self, text: str) -> str:
+        """The sentence users see: the model's words, with what the template adds after them."""
+        if self.replaces:
+            return self.draft.replace(self.replaces, text.rstrip(" .:;,") + ":", 1)
+        if self.listed:
+            return text.rstrip(" .:;,") + ": " + join_labels(list(self.listed), limit=LIST_LIMIT) + "."
+        if self.suffix:
+            return text.rstrip(" .") + " " + self.suffix
+        return text
+
     def messages(self) -> list[dict]:
         lines = [f"Kind: {self.kind}", f"Question: {self.question}"]
         about = f" ({self.asked})" if self.asked else ""
-        if self.lead_in:
+        if self.instruction:
+            lines += [f"Draft: {self.replaces or self.draft}", self.instruction]
+        elif self.listed:
             lines += [
-                f"Facts{about}: {len(self.values)} {self.value_noun}, listed after your words.",
+                f"Facts{about}: {len(self.listed)} {self.value_noun}, listed after your words.",
                 "Write only a short lead-in that ends with a colon. Do not list them.",
             ]
         else:
@@ -98,24 +135,91 @@ class PhrasingTask:
         return [{"role": "system", "content": SYSTEM_PROMPT}, *EXAMPLES, {"role": "user", "content": "\n".join(lines)}]
 
 
-def task_for(facts: Facts, template: Sentence, bundle: Bundle) -> tuple[PhrasingTask | None, str]:
+OPPOSITES = {
+    "longer": {"shorter"}, "shorter": {"longer"}, "higher": {"lower", "less"}, "lower": {"higher", "more"},
+    "more": {"fewer", "less", "lower"}, "fewer": {"more", "higher"},
+    "older": {"newer", "recent", "later", "younger"}, "recent": {"older", "earlier", "first"},
+}
+
+
+def task_for(facts: Facts, template: Sentence, bundle) -> tuple[PhrasingTask | None, str]:
     """(the task, "") or (None, why the template stays)."""
     kind = spec(facts.kind)
     if kind is None or not kind.phrased:
         return None, f"{facts.kind} answers keep their template"
+    if facts.parts:
+        return None, "several asks are phrased one by one"
+    if facts.kind == Kind.RECOMMENDATION:
+        return _recommendation(facts, template)
     sources = tuple(dict.fromkeys([facts.source] + [f.source for f in facts.facts]))
     if facts.message and sources == ("kg",):
         return None, "the handler's own sentence is kept"
-    if len(facts.chain) > 1:
-        return None, "multi-hop answers keep their template wording"
+    if "composition" in facts.extra:
+        return _composition(facts, template, bundle)
     values = tuple(a.label for a in facts.answers)
     long_list = len(values) > LEAD_IN_OVER
     if long_list and any(s != "kg" for s in sources):
         return None, "long lists from the crowd or embeddings keep their template"
-    asked, value_noun = "", "answers"
-    if facts.chain and facts.chain[0].relation in bundle.relations:
+    asked, value_noun, last = "", "answers", None
+    if facts.chain and all(h.relation in bundle.relations for h in facts.chain):
         asked = describe_chain(facts, bundle)[0]
-        value_noun = bundle.relations[facts.chain[0].relation].plural if facts.chain[0].to_value else "films"
+        last = bundle.relations[facts.chain[-1].relation] if facts.chain[-1].to_value else None
+        value_noun = last.plural if last else "films"
+    if sources == ("kg",):  # the template's own forms: with units, as money, dates with their prepositions removed
+        values = tuple(shown(last, v) for v in values)
     topic = facts.topic[0].label if facts.topic else ""
-    task = PhrasingTask(facts.question, facts.kind, topic, asked, values, value_noun, sources, template.text, long_list)
-    return task, ""
+    names = tuple(dict.fromkeys([*facts.extra.get("path", []), *(display_name(e) for e in facts.topic)]))
+    claim: tuple[str, ...] = ()
+    if len(facts.chain) > 1:  # the sentence keeps the path as the template says it, and what the values are
+        topic = path_phrase(facts, bundle).removeprefix("the ")
+        claim = (last.noun, last.plural) if last else ()
+    if long_list:
+        return PhrasingTask(facts.question, facts.kind, topic, asked, (), value_noun, sources, template.text, listed=values, names=names,
+                            claim=claim), ""
+    return PhrasingTask(facts.question, facts.kind, topic, asked, values, value_noun, sources, template.text, names=names, claim=claim), ""
+
+
+def _recommendation(facts: Facts, template: Sentence) -> tuple[PhrasingTask | None, str]:
+    """The lead-in of a recommendation list ("Since you like A and B, you might enjoy:"): the model may
+    reword it; the numbered picks and their reasons stay as the template wrote them."""
+    lines = template.text.split("\n")
+    first = next((i for i, line in enumerate(lines) if re.match(r"^1\. ", line)), None)
+    liked = tuple(e.label for e in facts.topic)
+    if first is None or first == 0 or not lines[first - 1].endswith(":") or not 1 <= len(liked) <= 3 or "(" in lines[first - 1]:
+        return None, "this recommendation keeps its template lead-in"
+    intro = lines[first - 1]
+    return PhrasingTask(facts.question, facts.kind, "", "", liked, "films", ("kg",), template.text, replaces=intro, lead=True,
+                        instruction="Reword this lead-in of a list of recommended films. Name the films the user likes and end with a colon."), ""
+
+
+def _composition(facts: Facts, template: Sentence, bundle) -> tuple[PhrasingTask | None, str]:
+    """Yes/no answers and comparisons: the model words the claim; its polarity, its subject and the figures
+    (which the template appends) are fixed."""
+    c = facts.extra["composition"]
+    if c.get("missing") or c.get("tie"):
+        return None, "this answer keeps its template"
+    if c["form"] == "verification" and len(c["relations"]) == 1 and c.get("values") and not c.get("any") \
+            and c["relations"][0] in bundle.relations and len(c["values"]) <= LEAD_IN_OVER:
+        relation = bundle.relations[c["relations"][0]]
+        values = tuple(shown(relation, v) for v in c["values"])
+        names = (c["value"],) if c.get("value") and not c.get("op") else ()
+        return PhrasingTask(facts.question, facts.kind, c["topic"], f"the {relation.plural if len(values) > 1 else relation.noun} of {c['topic']}",
+                            values, relation.plural, ("kg",), template.text, names=names, opener=("Yes" if c["holds"] else "No",),
+                            chain=(Hop(relation.name, True),),
+                            instruction=f"Rewrite the draft as one sentence that starts with \"{'Yes' if c['holds'] else 'No'}\"."), ""
+    if c["form"] == "comparison" and c["relation"] in bundle.relations and c.get("winners"):
+        relation = bundle.relations[c["relation"]]
+        word = ("more" if c["greater"] else "fewer") if c["count"] else COMPARATIVE_WORDS.get((measure(relation), c["greater"]), "")
+        evidence = template.text[template.text.rfind(" ("):].strip() if " (" in template.text else ""
+        if not word or not evidence:
+            return None, "this comparison keeps its template"
+        key = word.split()[-1]
+        winner = c["winners"][0]
+        names = tuple(v["label"] for v in c["values"] if v["label"] != winner)
+        opener = ("Yes" if c["holds"] else "No",) if c.get("asked") else ()
+        return PhrasingTask(facts.question, facts.kind, winner, "", (), relation.plural, ("kg",), template.text, names=names, opener=opener,
+                            topic_first=True, suffix=evidence, claim=(key,), opposite=frozenset(OPPOSITES.get(key, ())),
+                            chain=(Hop(relation.name, True),),
+                            instruction=f"Say in one short sentence that {winner} is {word}, without the figures."
+                                        + (f" Start with \"{opener[0]}\"." if opener else "")), ""
+    return None, f"{c['form']} answers keep their template"

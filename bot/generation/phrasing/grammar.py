@@ -1,0 +1,133 @@
+"""GBNF grammars built per answer: the model can only write the facts' names and numbers, and one sentence.
+
+llama.cpp's grammar-constrained decoding masks every token that would leave the grammar, so what
+the guard used to reject is never written in the first place:
+
+* capitalised words occur only inside the names of the facts and the question (titles, people,
+  dates as "16 July 2010") or as one of a few sentence openers ("The", "According", ...);
+* digits occur only as the numbers of the facts, the question and the template sentence;
+* lower-case words are any word except those of another relation's wording ("directed" in a
+  sentence about the cast), negations ("not", "never") and KG names the facts lack ("drama");
+  the trie of excluded words becomes a grammar for its complement;
+* for a sentence: the topic and every value occur, the values as one list in their order
+  ("A, B and C"); for a lead-in: the topic occurs, no value does, and it ends with a colon;
+* the text ends at the first full stop (or colon), so there is exactly one sentence.
+
+The guard still checks the result: the grammar narrows what can be written, the guard judges it.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from dataclasses import dataclass, field
+
+LETTERS = string.ascii_lowercase
+# words a sentence about facts can start with, besides the names
+OPENERS = ("The", "This", "These", "It", "Its", "In", "On", "According", "Among", "Both", "All", "As", "With", "From", "For", "There", "Since", "If", "Here", "Films", "Movies")
+
+
+def literal(text: str) -> str:
+    """A GBNF string literal (JSON escaping is a subset of what GBNF reads)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def alternatives(texts) -> str:
+    """`texts` as alternatives, longest first (needs at least one)."""
+    return " | ".join(literal(t) for t in sorted(dict.fromkeys(t for t in texts if t), key=lambda t: (-len(t), t)))
+
+
+@dataclass
+class _Node:
+    children: dict[str, _Node] = field(default_factory=dict)
+    end: bool = False
+
+
+def word_rules(excluded: set[str], name: str = "word") -> list[str]:
+    """Rules for any lower-case ASCII word except those in `excluded`: the complement of a trie.
+
+    A node's rule matches the rest of a word whose prefix led there: stop (when the prefix is a
+    word that is not excluded), a letter that leaves the trie followed by any letters, or a
+    letter of the trie followed by that child's rule."""
+    root = _Node()
+    for word in excluded:
+        if word and all(c in LETTERS for c in word):
+            node = root
+            for c in word:
+                node = node.children.setdefault(c, _Node())
+            node.end = True
+    rules: list[str] = []
+    counter = [0]
+
+    def rule(node: _Node, depth: int) -> str:
+        rule_name = name if depth == 0 else f"{name}-{counter[0]}"
+        counter[0] += 1
+        options = []
+        others = "".join(c for c in LETTERS if c not in node.children)
+        if others:
+            options.append(f"[{others}] [a-z]*")
+        for c, child in sorted(node.children.items()):
+            options.append(f'"{c}" {rule(child, depth + 1)}')
+        body = " | ".join(options) if options else "[a-z]+"
+        can_stop = depth > 0 and not node.end
+        rules.append(f"{rule_name} ::= ({body}){'?' if can_stop else ''}")
+        return rule_name
+
+    rule(root, 0)
+    return rules
+
+
+@dataclass(frozen=True)
+class SentenceShape:
+    """What one phrased sentence must and may contain."""
+
+    topic: str  # must occur ("" when the sentence has no topic to name)
+    values: tuple[str, ...]  # must occur as one list, in this order (empty for a lead-in)
+    names: tuple[str, ...] = ()  # may occur: other names of the facts and the question
+    numbers: tuple[str, ...] = ()  # may occur
+    excluded: frozenset[str] = frozenset()  # lower-case words that may not occur (negations, other relations' wording)
+    lead_in: bool = False  # ends with a colon instead of a full stop
+    opener: tuple[str, ...] = ()  # the sentence must start with one of these ("Yes", "According to the crowd")
+    topic_first: bool = False  # nothing but the opener before the topic (a comparison's winner is its subject)
+    max_items: int = 8  # words (or names, numbers) between the topic and the values, and after them
+
+
+def sentence_grammar(shape: SentenceShape) -> str:
+    """The GBNF grammar of the sentences `shape` allows."""
+    names = [n for n in shape.names if n not in shape.values and n != shape.topic]
+    items = ['word ("-" word)* possessive?']
+    lines = []
+    if names:
+        items.append("name possessive?")
+        lines.append(f"name ::= {alternatives(names)}")
+    if shape.numbers:
+        items.append("number")
+        lines.append(f"number ::= {alternatives(shape.numbers)}")
+    if shape.topic:
+        lines.append(f"topic ::= {literal(shape.topic)} possessive?")
+    if shape.values:
+        lines.append("values ::= " + " join ".join(f"v{i}" for i in range(len(shape.values))))
+        lines += [f"v{i} ::= {literal(v)}" for i, v in enumerate(shape.values)]
+        lines.append('join ::= ", " | " and " | ", and "')
+        core = "topic mid values | values mid topic" if shape.topic else "values"
+    else:
+        core = "topic" if shape.topic else "item"
+    end = '":"' if shape.lead_in else '")"? "."'
+    if shape.topic_first:
+        core = "topic mid values" if shape.values else "topic"
+        start = f"({alternatives(shape.opener)}) sp ({core})" if shape.opener else f"({core})"
+    else:
+        start = f"({alternatives(shape.opener)}) sp (item sp){{0,4}} ({core})" if shape.opener else f"(lead)? ({core})"
+    rules = [
+        f"root ::= ({start}) tail {end}",
+        "lead ::= opener (sp item){0,4} sp",
+        f"opener ::= {alternatives(OPENERS)}",
+        f"mid ::= sp (item sp){{0,{shape.max_items}}}",
+        f"tail ::= (sp item){{0,{shape.max_items}}}",
+        'sp ::= " " | ", " | "; " | " (" | ") " | " - "',
+        f"item ::= {' | '.join(items)}",
+        "possessive ::= \"'s\"",
+        *lines,
+        *word_rules(set(shape.excluded)),
+    ]
+    return "\n".join(rules) + "\n"
