@@ -62,7 +62,7 @@ def group_preference(group: str) -> tuple[str, ...]:
 
 def max_edits(length: int) -> int:
     """Typos forgiven in a name of `length` characters."""
-    return 0 if length < 4 else 1 if length < 7 else 2
+    return 0 if length < 5 else 1 if length < 7 else 2  # "ides" is no typo of "ide"
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,8 @@ class LabelMatcher:
             rank = self._rank(key, preference)
             if rank is None or not numbers_agree(norm, key):
                 continue
+            if not self.labels.lookup(key) and fuzz.ratio(norm, key) < self.threshold:
+                continue  # a typo is forgiven against a whole label, not against a surname or short form
             order = (rank, OSA.distance(norm, key), -fuzz.ratio(norm, key), -max(self.labels.degree[i] for i in self.labels.lookup_any(key)), key)
             if best is None or order < best[0]:
                 best = (order, key, rank)
