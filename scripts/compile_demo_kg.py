@@ -42,6 +42,7 @@ PREFIXES = {
     "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
     "owl": "http://www.w3.org/2002/07/owl#",
     "xsd": "http://www.w3.org/2001/XMLSchema#",
+    "skos": "http://www.w3.org/2004/02/skos/core#",
 }
 
 FILM_CLASS = "wd:Q11424"
@@ -197,6 +198,7 @@ class Compiler:
         self.errors: list[str] = []
         self.vocab: dict[str, dict[str, dict]] = {k: {} for k in VOCAB_KINDS}
         self.films: list[tuple[str, dict]] = []
+        self.aliases: list[tuple[str, dict]] = []  # [[alias]] film = id, titles = [...]: other names of a film
         self.persons: dict[str, tuple[str, dict]] = {}
         self.person_slugs: dict[str, str] = {}
         self.graph = new_graph()
@@ -218,7 +220,7 @@ class Compiler:
             self.error(path.name, f"cannot parse: {exc}")
             return
         for key, entries in data.items():
-            if key not in VOCAB_KINDS and key not in ("film", "person"):
+            if key not in VOCAB_KINDS and key not in ("film", "person", "alias"):
                 self.error(path.name, f"unknown top-level table [[{key}]]")
                 continue
             if not isinstance(entries, list):
@@ -228,6 +230,8 @@ class Compiler:
                 where = f"{path.name} [[{key}]] #{n}"
                 if key == "film":
                     self.films.append((f"{path.name} film '{entry.get('id', '#' + str(n))}'", entry))
+                elif key == "alias":
+                    self.aliases.append((where, entry))
                 elif key == "person":
                     self.load_person(where, entry)
                 else:
@@ -330,6 +334,21 @@ class Compiler:
                     author = self.person(f"vocab work '{label}'", name)
                     if author:
                         self.add(curie, "wdt:P50", author)
+
+    def build_aliases(self, film_ids: dict) -> None:
+        """skos:altLabel triples for the films' other titles (each film must exist, each title be new)."""
+        for where, entry in self.aliases:
+            fid, titles = entry.get("film"), entry.get("titles")
+            if set(entry) - {"film", "titles"}:
+                self.error(where, f"unknown keys {sorted(set(entry) - {'film', 'titles'})}")
+            if fid not in film_ids:
+                self.error(where, f"no film with id {fid!r}")
+                continue
+            if not isinstance(titles, list) or not all(isinstance(t, str) and t.strip() for t in titles):
+                self.error(where, "titles must be a list of non-empty strings")
+                continue
+            for title in titles:
+                self.add(f"mb:film-{fid}", "skos:altLabel", literal(title.strip(), lang="en"))
 
     def build_film(self, where: str, film: dict, seen_ids: dict, seen_ext: dict) -> None:
         """Validate one film entry and emit its triples."""
@@ -447,6 +466,7 @@ class Compiler:
         seen_ext: dict[tuple[str, str], str] = {}
         for where, film in self.films:
             self.build_film(where, film, seen_ids, seen_ext)
+        self.build_aliases(seen_ids)
         self.build_persons(seen_ext)
         if self.errors:
             raise CompileError(self.errors)
@@ -492,7 +512,7 @@ def bundle_description() -> dict:
             "embeddings": "../embeddings",
         },
         "prefixes": dict(PREFIXES),
-        "schema": {"label": "rdfs:label", "type": "wdt:P31", "language": "en"},
+        "schema": {"label": "rdfs:label", "type": "wdt:P31", "language": "en", "aliases": ["skos:altLabel"]},
         "classes": groups,
         "relations": relations,
     }

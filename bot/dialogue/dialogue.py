@@ -274,8 +274,13 @@ class Dialogue:
 
     def _like_statement(self, text: str, memory: RoomMemory, notes: dict) -> Reply | None:
         """'I loved Heat.' is remembered for later recommendations, not answered as a question."""
-        if not LIKE_STATEMENT.search(text) or "?" in text or RECOMMEND.search(text):
+        match = LIKE_STATEMENT.search(text)
+        if not match or "?" in text or RECOMMEND.search(text):
             return None
+        toks = tokens(text)
+        titles = [(s.start, s.end) for s in self.agent.understander.mentions.exact(toks) if s.length > 1]
+        if any(a <= match.start() < b for a, b in titles):
+            return None  # "which films share the screenwriter of I Love You, Man": the words are a title
         films = self._films_in(text)
         if not films:
             return None

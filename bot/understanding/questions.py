@@ -149,7 +149,7 @@ class QuestionGenerator:
                 return self.find(rel[0], self.value_np(rel[0], film))
             return self._pick(FILM_LIST_FRAMES).format(np=self.share_np(rel[0], film))
         if pattern == (True, False, True):
-            if rel[0].value_class == "person" and rel[2].value_class == "person" and self.rng.random() < 0.3:
+            if rel[0].value_class == "person" and rel[2].value_class == "person" and rel[0] is not rel[2] and self.rng.random() < 0.3:
                 return self._pick(THROUGH_PEOPLE).format(plural=self.nouns(rel[2])[1], via=self.nouns(rel[0])[1],
                                                          film=self.film_ref(entity))
             return self.ask(rel[2], self.share_np(rel[0], self.film_ref(entity)))
