@@ -356,7 +356,8 @@ def cannot_answer(understanding: Understanding) -> str:
     if understanding.missing:
         if topic is None:
             return f"My knowledge graph does not hold {understanding.missing}, so I cannot answer that."
-        holds = f"{name}'s films" if topic.group == "person" else f"facts about {name}" if topic.group == "film" else name
+        holds = (f"{name}'s films" if topic.group == "person" else f"facts about {name}" if topic.group == "film"
+                 else f"the {name} series" if topic.group == "series" else name)
         return f"My knowledge graph has {holds}, but not {understanding.missing}, so I cannot answer that."
     if topic is not None:
         return (f"I found {name} in my knowledge graph, but I'm not sure {understanding.unclear}. "

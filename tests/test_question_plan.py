@@ -18,6 +18,7 @@ TTL = r'''
 @prefix wdt: <http://www.wikidata.org/prop/direct/> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+@prefix skos: <http://www.w3.org/2004/02/skos/core#> .
 @prefix t: <http://test.invalid/> .
 
 t:star wdt:P31 wd:Q11424 ; rdfs:label "Star!"@en ; wdt:P57 t:wise ; wdt:P161 t:andrews ; wdt:P577 "1968-07-18"^^xsd:date ;
@@ -47,6 +48,9 @@ t:ronin wdt:P31 wd:Q11424 ; rdfs:label "Ronin"@en ; wdt:P57 t:frankenheimer ; wd
 t:godfather wdt:P31 wd:Q11424 ; rdfs:label "The Godfather Part II"@en ; wdt:P57 t:coppola ; wdt:P161 t:pacino, t:deniro ;
   wdt:P577 "1974-12-20"^^xsd:date ; wdt:P2047 "202"^^xsd:decimal ; wdt:P136 t:crime .
 t:dunebook wdt:P31 wd:Q8261 ; rdfs:label "Dune"@en ; wdt:P50 t:herbert .
+t:hal78 wdt:P179 t:halseries . t:hal07 wdt:P179 t:halseries .
+t:halseries wdt:P31 wd:Q24856 ; rdfs:label "Halloween"@en .
+t:eraser skos:altLabel "Eraser Head"@en . t:blue skos:altLabel "Velours bleu"@en .
 t:wise wdt:P31 wd:Q5 ; rdfs:label "Robert Wise"@en .
 t:andrews wdt:P31 wd:Q5 ; rdfs:label "Julie Andrews"@en .
 t:jewison wdt:P31 wd:Q5 ; rdfs:label "Norman Jewison"@en .
@@ -88,6 +92,7 @@ wdt = "http://www.wikidata.org/prop/direct/"
 [schema]
 label = "rdfs:label"
 type = "wdt:P31"
+aliases = ["http://www.w3.org/2004/02/skos/core#altLabel"]
 
 [classes]
 film = ["wd:Q11424"]
@@ -95,6 +100,7 @@ person = ["wd:Q5"]
 genre = ["wd:Q201658"]
 work = ["wd:Q8261"]
 rating = ["wd:Q23660208"]
+series = ["wd:Q24856"]
 
 [relations.director]
 property = "wdt:P57"
@@ -131,6 +137,10 @@ value_class = "rating"
 [relations.based_on]
 property = "wdt:P144"
 value_class = "work"
+
+[relations.part_of_the_series]
+property = "wdt:P179"
+value_class = "series"
 
 [relations.source_author]
 via = ["wdt:P144"]
@@ -291,3 +301,22 @@ def test_they_names_the_previous_answers(chat):
     reply = chat("Did they also act in Ronin?")
     assert reply.text.startswith("No") or reply.text.startswith("Yes")
     assert "Robert De Niro" in reply.text
+
+
+# --- series and aliases ---------------------------------------------------------------------
+
+
+def test_an_ordinal_and_a_series_name_pick_the_film_by_release_order(agent):
+    assert agent.answer("Who directed the first Halloween film?").answers == ["John Carpenter"]
+    assert agent.answer("who directed the second halloween movie").answers == ["Rob Zombie"]
+    assert agent.answer("Who directed the latest Halloween film?").answers == ["Rob Zombie"]
+
+
+def test_an_ordinal_past_the_films_the_graph_has_is_not_guessed(agent):
+    reply = agent.answer("Who directed the third Halloween film?")
+    assert reply.answers == [] and "third" in reply.text and "2" in reply.text
+
+
+def test_an_alias_links_like_a_label_and_the_reply_shows_the_label(agent):
+    reply = agent.answer("Who directed Velours bleu?")
+    assert reply.answers == ["David Lynch"] and "Blue Velvet" in reply.text and "Velours" not in reply.text

@@ -71,7 +71,7 @@ def sentence_table() -> dict[str, RelationSentences]:
 
 
 def sentences_for(relation: Relation) -> RelationSentences:
-    return sentence_table().get(relation.property, RelationSentences())
+    return sentence_table().get("/".join(relation.path), RelationSentences())  # a derived relation: by its path
 
 
 def capitalise(text: str) -> str:

@@ -161,6 +161,8 @@ def describe_conditions(composition: dict, bundle: Bundle) -> str:
                 parts.append(f"that won the {values}")
             elif group == "rating":
                 parts.append(f"rated {values}")
+            elif group == "series":
+                parts.append(f"of the {values} series")
             else:
                 parts.append(f"with {c['noun']} {values}")
         elif c["op"].startswith("year"):

@@ -204,6 +204,11 @@ def films_linked_to(films: list[str], entity: str) -> str:
     return f"SELECT DISTINCT ?film WHERE {{ VALUES ?film {{ {values} }} {{ ?film ?p {e} }} UNION {{ {e} ?p ?film }} }}"
 
 
+def films_with_value(bundle: Bundle, relation: str, value: str) -> str:
+    """The films (as ?film) whose `relation` has the value `value` (the members of a series)."""
+    return f"SELECT DISTINCT ?film WHERE {{ ?film {hop_path(bundle, Hop(relation, True))} {iri(value)} }}"
+
+
 def films_per_role(bundle: Bundle, person: str, relations: list[str]) -> str:
     """How many films `person` has in each of `relations` (as ?relation ?n)."""
     branches = " UNION ".join(

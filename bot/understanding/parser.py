@@ -40,6 +40,7 @@ from bot.understanding.lexicon import FILM_WORDS, SHARE_CUES, Explanation, Lexic
 from bot.understanding.linking import link_span
 from bot.understanding.mentions import IndexMentions, Span
 from bot.understanding.questions import ENT, supported_chains
+from bot.understanding.series import SeriesOrdinals
 
 MAX_CANDIDATES = 16
 MIN_SPELLED = 5  # shorter words are not spell-corrected ("Heat" is no typo of "heard")
@@ -138,6 +139,7 @@ class Understander:
         known = self.vocabulary | {g for g in classifier.vocabulary if " " not in g}
         self.lexicon = Lexicon.from_bundle(kg.bundle, frozenset(known))
         self.composer = Composer(kg, self.lexicon, self.vocabulary)
+        self.series = SeriesOrdinals(kg)
         self.speller = Speller(known | self.lexicon.words | COMPOSITION_WORDS)
         # extra mention sources (the Flair NER layer, once loaded): (text, tokens) -> Spans; a span
         # that did not validate against the KG has no ids (it is only recorded in the trace)
@@ -163,6 +165,7 @@ class Understander:
             ]
             trace["spans_from"] = next((s.source for s in proposed if s.ids), "index")
         spans = [s for s in spans if not self._inside_a_capitalised_name(text, toks, s, spans)]
+        spans = self.series.resolve(text, toks, spans)  # "the first Harry Potter film" names one film
         # longest first; keep a bounded number of candidates
         spans.sort(key=lambda s: (-s.length, -s.fuzzy_score, s.tok_start))
         return spans[:MAX_CANDIDATES]
@@ -229,6 +232,11 @@ class Understander:
             return Understanding(text, Kind.DECLINE, smalltalk=intent, confidence=1.0)
         if intent:
             return Understanding(text, Kind.SMALLTALK, smalltalk=intent, confidence=1.0)
+        shortfall = self.series.shortfall(toks, spans)
+        if shortfall is not None:  # "the third Harry Potter film" when the graph has two: not guessed
+            series, missing = shortfall
+            entity = LinkedEntity(self.kg.labels.labels[series], self.kg.labels.iris[series], self.kg.labels.labels[series], 100.0, "series")
+            return Understanding(text, Kind.FACTUAL, entities=[entity], missing=missing)
         masked = self.mask_names(text, toks, spans)
         kind, _ = question_kind(masked)
         if kind is Kind.FACTUAL:  # no cue as written: maybe a misspelt one ("recommendatoins", "any fils like X")

@@ -74,6 +74,7 @@ KNOWN_PROPERTIES = (
     KnownProperty("based_on", WDT + "P144", "entity", "work", WD + "Q7725634"),
     KnownProperty("award_received", WDT + "P166", "entity", "award", WD + "Q618779"),
     KnownProperty("source_author", WDT + "P50", "entity", "person", via=WDT + "P144"),
+    KnownProperty("part_of_the_series", WDT + "P179", "entity", "series", WD + "Q24856"),
     KnownProperty(
         "rating", DDIS + "rating", "number", phrasings=(
             ("noun", "rating"), ("plural", "ratings"),
