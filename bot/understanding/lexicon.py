@@ -120,7 +120,7 @@ class Lexicon:
             said: set[str] = set()
             for text in (*rel.asks, *rel.finds, *rel.films, *rel.peers, *rel.synonyms, *(c for c in rel.cues if " " not in c), rel.noun, rel.plural):
                 said |= _phrasing_words(text)
-            cues[name] = frozenset(said - STOP - GENERIC)
+            cues[name] = frozenset(said - STOP - GENERIC - SHARE_CUES)  # "else", "other" shape a chain, they name no relation
             evidence[name] = tuple(frozenset(words(c)) for c in rel.cues if " " in c)
         used = set().union(*cues.values()) if cues else set()
         unsupported = {w: what for w, what in UNSUPPORTED.items() if w not in used}
