@@ -134,6 +134,14 @@ def build(
 
 
 @app.command()
+def pipeline(kg: str | None = KG_OPTION, no_llm: bool = typer.Option(False, "--no-llm")):
+    """Print the assembled pipeline as JSON: the KG, who answers each kind of question, the features and what they add."""
+    agent = make_agent(settings_for(kg, no_llm=no_llm))
+    agent.wait_ready()
+    out.print_json(json.dumps(agent.describe(), ensure_ascii=False))
+
+
+@app.command()
 def ask(
     question: str = typer.Argument(..., help="The question."),
     kg: str | None = KG_OPTION,

@@ -107,3 +107,18 @@ def test_the_default_agent_describes_its_pipeline(mini_agent):
     assert described["kinds"]["factual"]["answered"] and described["kinds"]["recommendation"]["answered"]
     assert described["kinds"]["factual"]["phrased"] and described["kinds"]["recommendation"]["phrased"]  # its lead-in line
     assert not described["kinds"]["multimedia"]["phrased"]
+
+
+def test_the_pipeline_command_prints_the_assembled_pipeline_as_json(mini_bundle, cache_dir):
+    import json
+
+    from typer.testing import CliRunner
+
+    from bot.cli import app
+
+    result = CliRunner().invoke(app, ["--cache-dir", str(cache_dir), "--no-llm", "pipeline", "--kg", str(mini_bundle)])
+    assert result.exit_code == 0, result.output
+    described = json.loads(result.output)
+    assert described["kg"]["bundle"] == "mini"
+    assert described["kinds"]["factual"]["answered"] is True
+    assert described["phraser"] is False and "phrasing" not in {f["name"] for f in described["features"] if f["on"]}
