@@ -9,8 +9,8 @@ was said before: pronouns, "what about X?", "the one from 1996" after an ambiguo
 from __future__ import annotations
 
 from demo_graph import Unusable
-from patterns import KIND_RECOMMEND, shared_titles, source_authors, values_of
-from toolkit import Gen, any_, both, count_terms, durations, either, listing, notany, only, top, winners, years
+from patterns import ABOUT_FILMS, KIND_RECOMMEND, SOCIAL, shared_titles, source_authors, values_of
+from toolkit import Gen, any_, both, bounded, complete, count_terms, durations, either, listing, notany, only, top, winners, years
 
 Turns = list[tuple[str, str]]
 NOTHING_ELSE = "decline || any:only;no other;nothing else;none"
@@ -42,7 +42,7 @@ def d_director_then_else(g: Gen) -> Turns:
         raise Unusable("several directors")
     return [(lower_sometimes(g, f"Who directed {g.title(film, [])}?"), only([g.kg.label(director)])),
             (g.rng.choice(["what else did they direct?", "What other movies did that director make?"]), others_expect(g, films, film)),
-            ("thanks!", "decline")]
+            ("thanks!", SOCIAL)]
 
 
 def namesake_pick(g: Gen, size: int | None = None) -> tuple[str, list[str], str, int]:
@@ -113,7 +113,7 @@ def d_recommend_more(g: Gen) -> Turns:
     film = g.film()
     label = g.kg.label(film)
     return [(f"recommend me something like {g.title(film, [])}", both(KIND_RECOMMEND, "answered", notany([label]))),
-            ("more like that", both(KIND_RECOMMEND, "answered", notany([label]))), ("thanks, bye", "decline")]
+            ("more like that", both(KIND_RECOMMEND, "answered", notany([label]))), ("thanks, bye", SOCIAL)]
 
 
 def d_what_about(g: Gen) -> Turns:
@@ -146,8 +146,8 @@ def d_which_of_those(g: Gen) -> Turns:
     director = g.pick(directors)
     both_ = [f for f in films if director in g.kg.object_iris(f, "director")]
     return [(f"what movies has {g.name(actor, [])} been in?", only(g.kg.film_titles(films))),
-            ("which of those came out after 2000?", only(g.kg.film_titles(recent))),
-            (f"which of them did {g.kg.label(director)} direct?", only(g.kg.film_titles(both_)))]
+            ("which of those came out after 2000?", bounded(g.kg.film_titles(strict), g.kg.film_titles(recent))),
+            (f"which of them did {g.kg.label(director)} direct?", complete(g.kg.film_titles(both_)))]
 
 
 def d_notfound_then_fix(g: Gen) -> Turns:
@@ -161,7 +161,7 @@ def d_notfound_then_fix(g: Gen) -> Turns:
 def d_interlude(g: Gen) -> Turns:
     film = g.film(needs=("composer",))
     return [(f"Who composed the music for {g.title(film, [])}?", only(g.kg.objects(film, "composer"))),
-            ("what's the weather like today?", "decline"),
+            ("what's the weather like today?", SOCIAL),
             ("ok, and when was it released?", only([str(g.kg.year(film))]))]
 
 
@@ -215,7 +215,7 @@ def d_genre_refine(g: Gen) -> Turns:
     if len(subset) == len(films):
         raise Unusable("not a refinement")
     return [("show me some horror films from the 80s", only(g.kg.film_titles(films))),
-            (f"any with {g.kg.label(actor)}?", only(g.kg.film_titles(subset)))]
+            (f"any with {g.kg.label(actor)}?", complete(g.kg.film_titles(subset)))]
 
 
 def d_cast_then_person(g: Gen) -> Turns:
@@ -230,7 +230,7 @@ def d_cast_then_person(g: Gen) -> Turns:
 
 def d_smalltalk_first(g: Gen) -> Turns:
     film = g.film(needs=("director",))
-    return [("hello!", "decline"), ("what can you do?", "decline & any:film;films;movie;movies"),
+    return [("hello!", SOCIAL), ("what can you do?", ABOUT_FILMS),
             (f"ok, who directed {g.title(film, [])}?", only(g.kg.objects(film, "director")))]
 
 
@@ -244,7 +244,7 @@ def d_list_then_long(g: Gen) -> Turns:
     if not strict or len(lenient) == len(films):
         raise Unusable("not a real filter")
     return [(f"list the films by {g.kg.label(director)}", only(g.kg.film_titles(films))),
-            ("which of those are longer than two hours?", only(g.kg.film_titles(lenient)))]
+            ("which of those are longer than two hours?", bounded(g.kg.film_titles(strict), g.kg.film_titles(lenient)))]
 
 
 def d_multi_then_about(g: Gen) -> Turns:

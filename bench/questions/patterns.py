@@ -14,6 +14,8 @@ from toolkit import (
     Row,
     any_,
     both,
+    bounded,
+    complete,
     count_terms,
     durations,
     either,
@@ -31,7 +33,7 @@ from toolkit import (
 KIND_EMBEDDING = "kind:embedding"
 KIND_RECOMMEND = "kind:recommend"
 PREDICTION = either(KIND_EMBEDDING, both("answered", any_(["prediction", "predicted"])))
-NO_PICTURE_OR_PICTURE = either("kind:multimedia", "decline")
+PICTURE_REQUEST = "kind:multimedia"  # the demo bundle has no images index: a reply that says so, as a picture reply
 
 
 def _named(fn, name):
@@ -523,7 +525,7 @@ def con_genre_decade(g: Gen) -> Row:
     tags = [f"genre={family}", f"decade={decade}"]
     question = g.phrase("con-gd", ["{n} from the {d}", "any {n} from the {d}?", "list {n} released in the {d}",
                                    "Which {n} came out in the {d}?"]).format(n=noun, d=decade)
-    return g.row("constraint", question, only(titles(g, films)), tags)
+    return g.row("constraint", question, complete(titles(g, films)), tags)
 
 
 def con_actor_years(g: Gen) -> Row:
@@ -539,7 +541,7 @@ def con_actor_years(g: Gen) -> Row:
     tags = ["constraint=actor+year"]
     p = g.name(person, tags)
     question = f"films {p} made after {cut}" if after else f"which {p} movies came out before {cut}?"
-    return g.row("constraint", question, only(titles(g, lenient)), tags)
+    return g.row("constraint", question, bounded(titles(g, strict), titles(g, lenient)), tags)
 
 
 def con_rating_genre(g: Gen) -> Row:
@@ -553,7 +555,7 @@ def con_rating_genre(g: Gen) -> Row:
             "comedy": "comedies", "fantasy": "fantasy movies", "crime": "crime films"}[family]
     tags = [f"rating={rating}", f"genre={family}"]
     question = g.phrase("con-rg", ["{r}-rated {n}", "{r} {n}?", "which {n} are rated {r}?"]).format(r=rating, n=noun)
-    return g.row("constraint", question, only(titles(g, films)), tags)
+    return g.row("constraint", question, complete(titles(g, films)), tags)
 
 
 def con_genre_runtime(g: Gen) -> Row:
@@ -568,7 +570,7 @@ def con_genre_runtime(g: Gen) -> Row:
             "animated": "animated films"}[family]
     tags = [f"genre={family}", "constraint=runtime"]
     question = f"{noun} under {limit} minutes" if under else f"{noun} longer than {limit} minutes?"
-    return g.row("constraint", question, only(titles(g, lenient)), tags)
+    return g.row("constraint", question, bounded(titles(g, strict), titles(g, lenient)), tags)
 
 
 def con_country_language(g: Gen) -> Row:
@@ -581,7 +583,7 @@ def con_country_language(g: Gen) -> Row:
         films |= set(g.kg.films_where(f'?v wdt:P495 ?c . ?c rdfs:label "{country}"@en'))
     films |= set(g.kg.films_where(f'?v wdt:P364 ?l . ?l rdfs:label "{language}"@en'))
     tags = ["constraint=country-or-language"]
-    return g.row("constraint", question, only(titles(g, films)), tags)
+    return g.row("constraint", question, complete(titles(g, films)), tags)
 
 
 def con_director_decade(g: Gen) -> Row:
@@ -595,7 +597,7 @@ def con_director_decade(g: Gen) -> Row:
     tags = ["constraint=director+decade"]
     p = g.name(person, tags)
     question = g.phrase("con-dd", ["{p} films from the {d}", "which {p} movies are from the {d}?"]).format(p=p, d=decade)
-    return g.row("constraint", question, only(titles(g, inside)), tags)
+    return g.row("constraint", question, complete(titles(g, inside)), tags)
 
 
 def con_animated_before(g: Gen) -> Row:
@@ -605,7 +607,7 @@ def con_animated_before(g: Gen) -> Row:
     tags = ["genre=animated", "constraint=before"]
     if not films:
         raise Unusable("none")
-    return g.row("constraint", f"animated movies from before {cut}", only(titles(g, lenient)), tags)
+    return g.row("constraint", f"animated movies from before {cut}", bounded(titles(g, films), titles(g, lenient)), tags)
 
 
 def con_director_genre(g: Gen) -> Row:
@@ -618,7 +620,7 @@ def con_director_genre(g: Gen) -> Row:
     noun = {"crime": "crime films", "science fiction": "sci-fi movies", "horror": "horror films", "drama": "dramas",
             "comedy": "comedies", "thriller": "thrillers"}[family]
     tags = [f"genre={family}", "constraint=director+genre"]
-    return g.row("constraint", f"{noun} directed by {g.name(person, tags)}", only(titles(g, inside)), tags)
+    return g.row("constraint", f"{noun} directed by {g.name(person, tags)}", complete(titles(g, inside)), tags)
 
 
 def con_between(g: Gen) -> Row:
@@ -628,7 +630,7 @@ def con_between(g: Gen) -> Row:
         raise Unusable("none")
     noun = {"musical": "musicals", "western": "westerns", "war": "war movies"}[family]
     tags = [f"genre={family}", "constraint=between"]
-    return g.row("constraint", f"{noun} released between {low} and {high}", only(titles(g, films)), tags)
+    return g.row("constraint", f"{noun} released between {low} and {high}", complete(titles(g, films)), tags)
 
 
 # ==== intersection ==================================================================================
@@ -649,7 +651,7 @@ def int_two_actors(g: Gen) -> Row:
     question = g.phrase("int-aa", ["films with both {a} and {b}", "movies where {a} and {b} acted together",
                                    "Which movies star {a} as well as {b}?", "have {a} and {b} ever been in a film together? which ones?"]
                         ).format(a=g.name(a, tags), b=g.name(b, tags))
-    return g.row("intersection", question, only(titles(g, common)), tags)
+    return g.row("intersection", question, complete(titles(g, common)), tags)
 
 
 def int_director_actor(g: Gen) -> Row:
@@ -664,7 +666,7 @@ def int_director_actor(g: Gen) -> Row:
     tags = ["int=director+cast"]
     question = g.phrase("int-da", ["Which films did {d} direct that star {a}?", "{a} movies directed by {d}?",
                                    "movies by {d} with {a} in them"]).format(d=g.name(d, tags), a=g.name(a, tags))
-    return g.row("intersection", question, only(titles(g, common)), tags)
+    return g.row("intersection", question, complete(titles(g, common)), tags)
 
 
 def int_wrote_directed(g: Gen) -> Row:
@@ -676,7 +678,7 @@ def int_wrote_directed(g: Gen) -> Row:
     tags = ["int=director+screenwriter"]
     question = g.phrase("int-wd", ["films that {p} both wrote and directed", "which movies did {p} write as well as direct?"]
                         ).format(p=g.name(p, tags))
-    return g.row("intersection", question, only(titles(g, common)), tags)
+    return g.row("intersection", question, complete(titles(g, common)), tags)
 
 
 def int_composer_director(g: Gen) -> Row:
@@ -690,7 +692,7 @@ def int_composer_director(g: Gen) -> Row:
         raise Unusable("not a real intersection")
     tags = ["int=composer+director"]
     question = f"movies with music by {g.name(c, tags)} directed by {g.name(d, tags)}"
-    return g.row("intersection", question, only(titles(g, common)), tags)
+    return g.row("intersection", question, complete(titles(g, common)), tags)
 
 
 # ==== yes/no ========================================================================================
@@ -848,13 +850,13 @@ MM_FILM = ["show me the poster of {t}", "what does the poster for {t} look like?
 def mm_person(g: Gen) -> Row:
     person = g.person("cast", 3, 25)
     tags = ["mm=person"]
-    return g.row("multimedia", g.phrase("mm-p", MM_PERSON).format(p=g.name(person, tags)), NO_PICTURE_OR_PICTURE, tags)
+    return g.row("multimedia", g.phrase("mm-p", MM_PERSON).format(p=g.name(person, tags)), PICTURE_REQUEST, tags)
 
 
 def mm_film(g: Gen) -> Row:
     film = g.film()
     tags = ["mm=film"]
-    return g.row("multimedia", g.phrase("mm-f", MM_FILM).format(t=g.title(film, tags)), NO_PICTURE_OR_PICTURE, tags)
+    return g.row("multimedia", g.phrase("mm-f", MM_FILM).format(t=g.title(film, tags)), PICTURE_REQUEST, tags)
 
 
 # ==== crowd ==========================================================================================
@@ -996,14 +998,14 @@ def adv_sql_question(g: Gen) -> Row:
     return Row("adversarial", question, either("decline", only(g.kg.objects(film, "composer"))), ["adv=sql-prefix"])
 
 
+SOCIAL = "kind:smalltalk;decline"  # answered as small talk (or politely turned down), not looked up in the graph
+ABOUT_FILMS = SOCIAL + " & any:film;films;movie;movies"
 SMALLTALK = [
-    ("hi", "decline"), ("Hello there!", "decline"), ("good morning :)", "decline"), ("hey bot how are you", "decline"),
-    ("thanks!", "decline"), ("thank you so much, that was helpful", "decline"), ("bye", "decline"), ("see ya later", "decline"),
-    ("who are you?", "decline"), ("what can you do?", "decline & any:film;films;movie;movies"),
-    ("help", "decline & any:film;films;movie;movies"), ("how does this work?", "decline & any:film;films;movie;movies"),
-    ("are you a robot?", "decline"), ("what's your name?", "decline"), ("lol", "decline"), ("ok cool", "decline"),
-    ("you're awesome", "decline"), ("what's your favourite movie?", "decline"), ("tell me a joke", "decline"),
-    ("I'm bored", "decline || kind:recommend & answered"),
+    ("hi", SOCIAL), ("Hello there!", SOCIAL), ("good morning :)", SOCIAL), ("hey bot how are you", SOCIAL), ("thanks!", SOCIAL),
+    ("thank you so much, that was helpful", SOCIAL), ("bye", SOCIAL), ("see ya later", SOCIAL), ("who are you?", SOCIAL),
+    ("what can you do?", ABOUT_FILMS), ("help", ABOUT_FILMS), ("how does this work?", ABOUT_FILMS), ("are you a robot?", SOCIAL),
+    ("what's your name?", SOCIAL), ("lol", SOCIAL), ("ok cool", SOCIAL), ("you're awesome", SOCIAL),
+    ("what's your favourite movie?", SOCIAL), ("tell me a joke", SOCIAL), ("I'm bored", SOCIAL + " || kind:recommend & answered"),
 ]
 ADVERSARIAL = [
     ('who directed "} ; DROP ALL ; #', "decline"), ("<script>alert('x')</script>", "decline"),

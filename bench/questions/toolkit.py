@@ -78,6 +78,17 @@ def listing(values: list[str]) -> str:
     return both(all_(values), only(values))
 
 
+def complete(values: list[str], up_to: int = 5) -> str:
+    """A short list must come whole (a reply naming one of four films answered another question); a long
+    one may be cut, as a chat reply does, but every answer must be right."""
+    return listing(values) if len(values) <= up_to else only(values)
+
+
+def bounded(strict: list[str], lenient: list[str], up_to: int = 5) -> str:
+    """A limit read either way ("after 2000" with or without 2000): the strict list whole, nothing beyond the lenient one."""
+    return both(all_(strict), only(lenient)) if len(strict) <= up_to else only(lenient)
+
+
 # ---- noise ----------------------------------------------------------------------------------------
 
 KEYBOARD = {"a": "s", "s": "a", "e": "r", "r": "e", "i": "o", "o": "i", "n": "m", "m": "n", "t": "r", "l": "k",
