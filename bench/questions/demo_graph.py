@@ -201,9 +201,6 @@ class DemoKG:
     def title_unique(self, film: str) -> bool:
         return self.film_labels()[fold(self.label(film))] == 1
 
-    def films_titled(self, title: str) -> list[str]:
-        return [f for f in self.films() if fold(self.label(f)) == fold(title)]
-
     @memoized
     def people(self) -> tuple[str, ...]:
         return tuple(self.ask("SELECT ?v WHERE { ?v wdt:P31 wd:Q5 }", crowd=True))

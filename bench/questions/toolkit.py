@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from demo_graph import DemoKG, P, Unusable, fold
@@ -272,9 +271,6 @@ class Gen:
         return Row(category, self.noisy(question, tags, level), expect, tags, key=question)
 
 
-Pattern = Callable[[Gen], Row]
-
-
 # ---- helpers over the graph -----------------------------------------------------------------------
 
 def people_films(kg: DemoKG, person: str, relations: tuple[str, ...]) -> list[str]:
@@ -295,11 +291,6 @@ def labels_of(kg: DemoKG, films, relation: str) -> list[str]:
     for f in films:
         out |= set(kg.objects(f, relation))
     return sorted(out)
-
-
-def in_decade(kg: DemoKG, film: str, start: int, end: int) -> bool:
-    year = kg.year_of_any(film)
-    return year is not None and start <= year <= end
 
 
 def durations(kg: DemoKG, films) -> dict[str, int]:
