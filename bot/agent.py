@@ -265,6 +265,10 @@ class Agent:
                 wanted = set(ask.families)
                 facts.answers = [a for a in facts.answers if a.iri in wanted]
                 facts.facts = [f for f in facts.facts if f.value in wanted]
+            if ask.excluded:  # "apart from X, who is in the cast?"
+                unwanted = set(ask.excluded)
+                facts.answers = [a for a in facts.answers if a.iri not in unwanted]
+                facts.facts = [f for f in facts.facts if f.value not in unwanted]
             parts.append(facts)
         if len(parts) == 1 and not (understanding.missing or understanding.unclear or understanding.not_found):
             return parts[0]

@@ -75,6 +75,7 @@ class Ask:
     confidence: float = 0.0
     others: bool = False  # "what else", "which other": the films the message or conversation named are left out
     families: tuple[str, ...] = ()  # only these values answer it ("which Oscars": the Academy Awards among the awards)
+    excluded: tuple[str, ...] = ()  # values left out of the answers ("apart from X", "besides X", "alongside X")
 
 
 @dataclass(frozen=True)

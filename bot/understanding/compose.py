@@ -59,6 +59,7 @@ COUNTRY_ADJECTIVES = {
 }
 SUBGENRES = {"slasher": "horror"}
 SET_WORDS = frozenset({"those", "them", "these"})
+BEFORE_AFTER = frozenset({"before", "after", "since", "prior"})
 OTHER_WORDS = frozenset({"other", "else", "another", "more"})
 COMPOSITION_WORDS = frozenset(COMPARATIVES) | frozenset(SUPERLATIVES) | MONEY_WORDS | AWARD_COUNT_WORDS | frozenset(
     "recent often times together both without excluding".split())  # a genre counted with a broader one (besides the labels that contain the broader word)
@@ -133,9 +134,10 @@ class Composer:
         quants = [q for q in quantities(clause_text, skip) if q.start >= toks[a][1]]
         first = words[start] if start < len(words) else ""
         reading = None
-        if "how" in words and "many" in words:
+        if "how" in words and "many" in words or self._count_pivot(words) is not None:
             reading = self._count(text, toks, a, b, names, quants)
-        elif any(w in COMPARATIVES for w in words) or self._more_money(words) or self._more_of(words) or self._came_first(words):
+        elif (any(w in COMPARATIVES for w in words) or self._more_money(words) or self._more_of(words) or self._came_first(words)
+              or self._two_films(names) and bool(set(words) & (BEFORE_AFTER | {"recent", "most", *SUPERLATIVES}))):
             reading = self._comparison(text, toks, a, b, names, first in YES_NO_START)
         if reading is None and first in YES_NO_START:
             reading = self._verification(text, toks, a, b, names, quants)
@@ -159,7 +161,11 @@ class Composer:
             entity = link_span(span, text, self.labels, None, years)
             if entity is None:
                 continue
-            word_only = not name_like(toks, span)
+            if entity.group == "film" and span.tok_start > a and toks[span.tok_start - 1][0] in ("from", "in"):
+                place = next((g for g in ("country", "language") if any(self.labels.groups[i] == g for i in span.ids)), None)
+                if place is not None:  # "films from Brazil": the country, not the film Brazil
+                    entity = link_span(span, text, self.labels, place, years)
+            word_only = not name_like(toks, span) and not self._listed_title(text, toks, span, a, b)
             lowercase_guess = span.length == 1 and not text[span.start].isupper() and span.source == "fuzzy"
             if entity.group in ("film", "person") and (word_only or lowercase_guess):
                 continue
@@ -171,6 +177,16 @@ class Composer:
                     continue  # question wording that is also a label ("film", "the story" are tags of MetaQA films)
             chosen.append(Name(span, entity))
         return sorted(chosen, key=lambda n: n.span.tok_start)
+
+    @staticmethod
+    def _listed_title(text: str, toks, span: Span, a: int, b: int) -> bool:
+        """A title made of a question word, capitalised inside a list of names: "Which is longer, Her or Being
+        John Malkovich?"."""
+        if not text[span.start].isupper() or span.tok_start == a:
+            return False
+        near = {toks[k][0] for k in (span.tok_start - 1, span.tok_end) if a <= k < b}
+        gaps = text[toks[span.tok_start - 1][2] : span.start] + (text[span.end : toks[span.tok_end][1]] if span.tok_end < b else "")
+        return bool(near & ({"or", "and", "vs", "versus", "than"} | set(COMPARATIVES))) or "," in gaps
 
     def _rating_group(self) -> str:
         rel = self.bundle.relations.get(self.lexicon_relation("rated"))
@@ -362,6 +378,10 @@ class Composer:
         return bool({"first", "earlier", "later", "last"} & set(words) and {"came", "come", "released", "premiered", "out"} & set(words)
                     and {"or", "and"} & set(words))
 
+    @staticmethod
+    def _two_films(names: list[Name]) -> bool:
+        return sum(n.entity.group == "film" for n in names) >= 2
+
     def _more_money(self, words: list[str]) -> bool:
         return bool(MOST & set(words) and MONEY_WORDS & set(words))
 
@@ -379,6 +399,19 @@ class Composer:
             if word in COMPARATIVES:
                 kind, greater = COMPARATIVES[word]
                 relation = self.relation_of(kind)
+                used.add(k)
+                break
+            if word in BEFORE_AFTER and len(films) >= 2:  # "Was Tsotsi released before X?"
+                relation, greater = self.date, word in ("after", "since")
+                used.add(k)
+                break
+            if word == "recent" and k > a and toks[k - 1][0] in ("more", "most", "less", "least") and len(films) >= 2:
+                relation, greater = self.date, toks[k - 1][0] in ("more", "most")  # "which is more recent, A or B?"
+                used |= {k - 1, k}
+                break
+            if word in SUPERLATIVES and len(films) >= 2 and SUPERLATIVES[word][0] != "money":
+                kind, op = SUPERLATIVES[word]  # "which of these is the longest: A, B or C?"
+                relation, greater = self.relation_of(kind), op == "max"
                 used.add(k)
                 break
         if not relation and "first" in words and set(words) & {"came", "come", "released", "out", "premiered"}:
@@ -420,6 +453,8 @@ class Composer:
         """The tokens that point back at the films the conversation listed: "which of those", "among them",
         "those films", and "which one" when the clause names nothing itself."""
         found: set[int] = set()
+        if any(n.entity.group == "film" for n in names):
+            return found  # "which of these is the most recent: A, B or C": the films are named
         for k in range(a, b):
             word, before = toks[k][0], toks[k - 1][0] if k > a else ""
             after = toks[k + 1][0] if k + 1 < b else ""
@@ -523,19 +558,39 @@ class Composer:
         reading.used |= {k for k in range(a, b) if GLOBAL_SCOPE.search(text[toks[k][1] : toks[min(b - 1, k + 3)][2]])}
         return reading
 
+    @staticmethod
+    def _count_pivot(words: list[str]) -> int | None:
+        """Where "how many" / "the number of" / "count of" ends: the counted noun follows."""
+        for k in range(1, len(words)):
+            if (words[k - 1], words[k]) in (("how", "many"), ("number", "of"), ("count", "of"), ("count", "the"), ("count", "all")):
+                return k
+        return None
+
     def _count(self, text, toks, a, b, names, quants) -> Composition | None:
         words = [toks[k][0] for k in range(a, b)]
-        many = words.index("many")
+        many = self._count_pivot(words)
         noun = words[many + 1] if many + 1 < len(words) else ""
-        reading = Composition(used={a + many, a + words.index("how")})
+        reading = Composition(used={a + many, a + many - 1})
         films = [n for n in names if n.entity.group == "film"]
-        if noun in AWARD_COUNT_WORDS and len(films) == 1 and self.award:
+        counted = [w for w in words[many + 1 : many + 3] if w not in STOP]
+        if set(counted) & AWARD_COUNT_WORDS and len(films) == 1 and self.award:
             reading.entities.append(films[0].entity)
-            reading.used |= set(films[0].tokens) | {a + many + 1}
-            families = self.oscars if noun in ("oscar", "oscars") or "academy" in words else ()
+            reading.used |= set(films[0].tokens) | {a + k for k in range(many + 1, min(len(words), many + 3)) if words[k] in AWARD_COUNT_WORDS | {"academy"}}
+            families = self.oscars if set(counted) & {"oscar", "oscars", "academy"} or "academy" in words else ()
             reading.asks.append(Ask((Hop(self.award, True),), 0, None, text[toks[a][1] : toks[b - 1][2]]))
             reading.aggregate = Aggregate("count", self.award, families)
             reading.relations.add(self.award)
+            return reading
+        valued = [name for name, r in self.bundle.relations.items() if r.value_class not in (None, "film")
+                  and noun in {r.noun, r.plural, *r.synonyms, *(s + "s" for s in r.synonyms)}] if noun else []
+        if len(films) == 1 and len(names) == 1 and noun not in FILM_WORDS and len(valued) == 1:
+            # "how many directors does The Little Mermaid have": the values of one relation of one film
+            relation = valued[0]
+            reading.entities.append(films[0].entity)
+            reading.used |= set(films[0].tokens) | {a + many + 1}
+            reading.asks.append(Ask((Hop(relation, True),), 0, None, text[toks[a][1] : toks[b - 1][2]]))
+            reading.aggregate = Aggregate("count", relation)
+            reading.relations.add(relation)
             return reading
         named_noun = any(n.span.tok_start == a + many + 1 and n.entity.group not in ("film", "person") for n in names)  # "how many dramas"
         if noun not in FILM_WORDS and not named_noun and not (names and noun in ("", "times")) and not set(words) & {"been"}:

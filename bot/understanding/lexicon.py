@@ -37,7 +37,9 @@ GENERIC = frozenset(
     please sure cool great awesome nice anyway btw actually again now today right guess think mean exactly
     film films movie movies picture pictures flick flicks feature features title titles thing things somebody someone
     anyone anybody person people everything something anything whole entire full complete
-    exist exists existing there different worked work works working""".split()
+    exist exists existing there different worked work works working
+    sorry bother bothering excuse interested interesting lol haha cheers mate buddy friend dear wise fav favs favorite
+    favourite favourites get got gets getting use uses vs versus""".split()
 )
 _FUNCTION_WORDS = sorted(w for w in STOP | GENERIC if len(w) >= 3)
 ROLE_WORDS = frozenset("worked work works working made make done been".split())  # "has X worked with": any role of a name
@@ -227,6 +229,9 @@ def expected_answer(clause: list[str]) -> str:
         for word in clause[1:5]:
             if word in TYPE_NOUNS and TYPE_NOUNS[word] == "film":
                 return "film"
-    if first in ("film", "films", "movie", "movies"):
-        return "film"
+    lead = 0
+    while lead < len(clause) - 1 and clause[lead] in ("other", "more", "any", "some", "all", "the", "list", "name", "show", "me"):
+        lead += 1
+    if clause[lead] in ("film", "films", "movie", "movies"):
+        return "film"  # "other films from the director of X", "more movies by whoever directed X"
     return ""

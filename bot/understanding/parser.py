@@ -50,10 +50,16 @@ WORDING_PENALTY = 2.5  # spans made only of question wording ("who", "film") are
 FILM_CUES = frozenset({"film", "movie"})
 ROLE_ODDS = 20.0  # how much likelier a chain is when the KG shows the entity in its first relation
 TITLE_FUNCTION_WORDS = frozenset("the a an of and or in on at to for from with by de la le".split())
-NAMESAKE_READINGS = 6  # the best readings whose namesake films are told apart before the best is chosen
+EXCLUDING = frozenset({"apart from", "aside from", "except", "except for", "besides", "beside", "other than", "excluding",
+                       "not counting", "alongside", "but not"})
+# words around a name that does not ask anything yet ("The movie Inside, ...", "Apart from Miko Hughes, ...")
+TOPIC_WORDS = frozenset({"the", "a", "an", "about", "so", "ok", "okay", "now"} | {w for phrase in EXCLUDING for w in phrase.split()})
+NAMESAKE_READINGS = 6
+MIN_COMPLETE_PROBABILITY = 0.0005  # a complete reading below this classifier probability is not preferred  # the best readings whose namesake films are told apart before the best is chosen
 TRUST_WITH_UNKNOWN_WORDS = 0.2  # a reading that leaves unknown words is trusted only when the classifier is this sure
 PRONOUNS = {"it": "thing", "its": "thing", "itself": "thing", "he": "person", "him": "person", "his": "person",
             "she": "person", "her": "person", "hers": "person", "they": "any", "them": "any", "their": "any"}
+QUESTION_WORDS = frozenset("who whom whose what which when where why how".split())
 QUESTION_START = frozenset("who whom whose what which when where how why is are was were did does do has have had can could tell name list give show".split())
 LIST_WORDS = frozenset({"and", "or", "both", "as", "well", "also", "plus"})
 ORIGINAL_WORDS = frozenset({"original", "first", "earliest", "oldest", "older", "classic", "earlier"})
@@ -92,6 +98,7 @@ class ClauseReading:
     unclear: str = ""
     not_found: list[str] = field(default_factory=list)
     composition: Composition | None = None  # a yes/no check, comparison, superlative, count or filter
+    excluded: tuple[str, ...] = ()  # IRIs the answers leave out ("apart from X")
 
 
 def topic_role(bundle, hop) -> tuple[str, str]:
@@ -102,7 +109,8 @@ def topic_role(bundle, hop) -> tuple[str, str]:
 
 class Speller:
     """A misspelt question word read as the word it misspells ("lonest" -> "longest", "directd" -> "directed"):
-    one edit (a swap counts as one) from a word of five letters or more, two from one of nine or more.
+    one edit (a swap counts as one) from a word of five letters or more, two from one of nine or more, keeping
+    the first letter (typos rarely change it, and other words do: "bother" is not "other").
     Names are matched by the label index, not here."""
 
     def __init__(self, vocabulary):
@@ -117,7 +125,8 @@ class Speller:
             from rapidfuzz import process
             from rapidfuzz.distance import OSA
 
-            best = process.extractOne(word, self.words, scorer=OSA.distance, score_cutoff=2 if len(word) >= 9 else 1)
+            same_start = [w for w in self.words if w[0] == word[0]]
+            best = process.extractOne(word, same_start, scorer=OSA.distance, score_cutoff=2 if len(word) >= 9 else 1)
             self.memo[word] = best[0] if best is not None else word
             if len(self.memo) > 10_000:
                 self.memo.pop(next(iter(self.memo)))
@@ -135,6 +144,12 @@ class Understander:
         self.mentions = IndexMentions(kg.labels, self.vocabulary | COMPOSITION_WORDS)  # "older", "longest" are wording too
         chains = supported_chains(kg.bundle)
         self.chain_start = {c.code: c.start for c in chains}
+        column = {code: n for n, code in enumerate(classifier.classes)}
+        # each relation's one-hop chains (both directions) and the films sharing its value, scored whenever a word
+        # of the question names the relation, however the classifier ranks them
+        self.cued_columns = {name: tuple(column[code] for code in (chain_code((Hop(name, True),)), chain_code((Hop(name, False),)),
+                                                                   chain_code((Hop(name, True), Hop(name, False))))
+                                         if code in column) for name in kg.bundle.relations}
         self.chain_role = {c.code: topic_role(kg.bundle, c.hops[0]) for c in chains}
         known = self.vocabulary | {g for g in classifier.vocabulary if " " not in g}
         self.lexicon = Lexicon.from_bundle(kg.bundle, frozenset(known))
@@ -271,10 +286,20 @@ class Understander:
         missing, unclear, not_found = "", "", []
         composition, offset = None, 0
         last_thing: int | None = None  # entity index of the latest film the message talked about
-        for a, b in self.clauses(text, toks, spans):
+        clauses = self.clauses(text, toks, spans)
+        asking = [(a, b) for a, b in clauses if not self._filler(toks, a, b, text[toks[a][1] : toks[b - 1][2]])]
+        for a, b in asking or clauses:  # "hey, ...", "... thank you", "(just curious)" ask nothing
+            clause_text = text[toks[a][1] : toks[b - 1][2]]
             reading = self.read_clause(text, toks, spans, a, b, context=entities[last_thing] if last_thing is not None else None,
                                        earlier_answer=bool(asks))
-            clause_text = text[toks[a][1] : toks[b - 1][2]]
+            if reading.topic_only is not None and asks and not reading.asks and self._only_a_topic(toks, spans, a, b) \
+                    and reading.topic_only.group == entities[asks[-1].topic].group and asks[-1].after is None:
+                # "who made Top Gun: Maverick? and Harry Potter and the Philosopher's Stone?": the same question again
+                entities.append(reading.topic_only)
+                asks.append(replace(asks[-1], topic=len(entities) - 1, text=clause_text))
+                if reading.topic_only.group == "film":
+                    last_thing = len(entities) - 1
+                continue
             if reading.topic_only is not None:
                 entities.append(reading.topic_only)
                 last_thing = len(entities) - 1
@@ -283,12 +308,12 @@ class Understander:
                 chain = parse_chain(code)
                 if topic is None:  # a pronoun
                     if reading.referent == "thing" and last_thing is not None:
-                        asks.append(Ask(chain, last_thing, None, clause_text, probability, reading.others, families(chain)))
+                        asks.append(Ask(chain, last_thing, None, clause_text, probability, reading.others, families(chain), reading.excluded))
                     else:
-                        asks.append(Ask(chain, 0, len(asks) - 1, clause_text, probability, reading.others, families(chain)))
+                        asks.append(Ask(chain, 0, len(asks) - 1, clause_text, probability, reading.others, families(chain), reading.excluded))
                     continue
                 entities.append(topic)
-                asks.append(Ask(chain, len(entities) - 1, None, clause_text, probability, reading.others, families(chain)))
+                asks.append(Ask(chain, len(entities) - 1, None, clause_text, probability, reading.others, families(chain), reading.excluded))
                 if topic.group == "film":
                     last_thing = len(entities) - 1
             if reading.composition is not None and composition is None:
@@ -309,6 +334,13 @@ class Understander:
         first = asks[0]
         return Understanding(text, Kind.FACTUAL, first.chain, entities, min(a.confidence for a in asks), not_found, asks=asks,
                              missing=missing, unclear=unclear)
+
+    def _filler(self, toks, a: int, b: int, clause_text: str) -> bool:
+        """A clause that asks nothing: politeness, thanks, a smiley."""
+        words = [toks[k][0] for k in range(a, b)]
+        if any(w in QUESTION_WORDS for w in words):
+            return False  # "and when?"
+        return all(w in self.lexicon.generic_or_stop for w in words) or bool(social_intent(clause_text, False))
 
     def _families(self, toks, a: int, b: int, reading: ClauseReading):
         """'Which Oscars did Roma win': of the awards, only the Academy Awards answer."""
@@ -393,8 +425,7 @@ class Understander:
         for s in spans:
             if a <= s.tok_start and s.tok_end <= b and s.fuzzy_score >= 90 and self._name_like(toks, s):
                 named.update(range(s.tok_start, s.tok_end))
-        return bool(named) and all(k in named or toks[k][0] in FILM_WORDS or toks[k][0] in ("the", "a", "an", "about", "so", "ok", "okay", "now")
-                                   for k in range(a, b))
+        return bool(named) and all(k in named or toks[k][0] in FILM_WORDS or toks[k][0] in TOPIC_WORDS for k in range(a, b))
 
     # --- one clause -------------------------------------------------------------------------
 
@@ -404,6 +435,40 @@ class Understander:
         composed = self._composed(text, toks, spans, a, b)
         if composed is not None:
             return composed
+        excluded, excluding = self._exclusions(text, toks, clause_spans, a, b)
+        if excluded:
+            clause_spans = [s for s in clause_spans if not set(range(s.tok_start, s.tok_end)) & excluding]
+            reading = self._read_with(text, toks, clause_spans, a, b, context, earlier_answer, frozenset(excluding))
+            reading.excluded = tuple(e.iri for e in excluded)
+            return reading
+        return self._read_with(text, toks, clause_spans, a, b, context, earlier_answer, frozenset())
+
+    def _with_selectors(self, candidate: Candidate, tokens: frozenset[int], toks, a: int, b: int) -> Candidate:
+        chosen = replace(candidate, selectors=candidate.selectors | tokens)
+        chosen.explanation = self._explain(toks, a, b, chosen, chosen.entity)
+        return chosen
+
+    def _exclusions(self, text: str, toks, clause_spans: list[Span], a: int, b: int) -> tuple[list[LinkedEntity], set[int]]:
+        """Names the answers must leave out, and the tokens that said so: "apart from X", "besides X",
+        "except X", "other than X", "alongside X" (with "else", which they explain)."""
+        found, tokens_used = [], set()
+        for span in clause_spans:
+            if not self._name_like(toks, span) or span.fuzzy_score < 90:
+                continue
+            for size in (2, 1):
+                start = span.tok_start - size
+                if start >= a and " ".join(toks[k][0] for k in range(start, span.tok_start)) in EXCLUDING:
+                    entity = self._link(text, span, None, [])
+                    if entity is not None and entity.group != "film":
+                        found.append(entity)
+                        tokens_used |= set(range(start, span.tok_end))
+                    break
+        if found:
+            tokens_used |= {k for k in range(a, b) if toks[k][0] in ("else", "other", "others")}
+        return found, tokens_used
+
+    def _read_with(self, text: str, toks: list[Token], clause_spans: list[Span], a: int, b: int,
+                   context: LinkedEntity | None, earlier_answer: bool, explained: frozenset[int]) -> ClauseReading:
         pronoun = next((k for k in range(a, b) if toks[k][0] in PRONOUNS
                         and not any(s.tok_start <= k < s.tok_end and self._name_like(toks, s) for s in clause_spans)), None)
         candidates = self.candidates(text, toks, clause_spans, a, b)
@@ -414,6 +479,12 @@ class Understander:
                 group = "person"
             if group is not None or (referent == "thing" and context is not None):
                 candidates += self.pronoun_candidates(text, toks, a, b, pronoun, group or "film", context if referent == "thing" else None)
+        elif context is not None and not any(s.ids for s in clause_spans) and a > 0:
+            # "When did Encanto come out? And who was the director": the earlier clause's film, left unsaid
+            candidates += self.pronoun_candidates(text, toks, a, b, None, context.group, context)
+            pronoun = -1
+        if explained:  # the words that said what to leave out are accounted for
+            candidates = [self._with_selectors(c, explained, toks, a, b) for c in candidates]
         years = [int(y) for y in YEAR.findall(text)]
         if not candidates:
             reading = ClauseReading()
@@ -429,7 +500,10 @@ class Understander:
         ranked = sorted(candidates, key=lambda c: -c.final)
         candidates = [self._select_among_namesakes(c, text, toks, clause_spans, a, b) if n < NAMESAKE_READINGS else c
                       for n, c in enumerate(ranked)]
-        best = max(candidates, key=lambda c: c.final)
+        # a reading that accounts for every word beats one that leaves words unexplained (which would only
+        # say "not sure"), unless the classifier all but rules it out
+        complete = [c for c in candidates if c.explanation.complete and c.probability >= MIN_COMPLETE_PROBABILITY]
+        best = max(complete or candidates, key=lambda c: c.final)
         best = self._main_role_reading(best, toks, a, b)
         best = self._with_more_relations(best, text, toks, a, b) or best
         reading = ClauseReading(others=bool(set(self._content(toks, a, b, best)) & SHARE_CUES))
@@ -448,13 +522,13 @@ class Understander:
             reading.not_found = [unknown_name]
             return reading
         guessing = explanation.unknown and best.probability < TRUST_WITH_UNKNOWN_WORDS
-        if explanation.other_cues or explanation.unevidenced or guessing:
+        if explanation.other_cues or explanation.unevidenced or explanation.answer_type or guessing:
             reading.unclear = self._unclear_words(explanation) or "what you would like to know"
             if best.entity is not None:
                 reading.topic_only = best.entity
             return reading
         if best.span is None:
-            reading.referent = PRONOUNS[toks[pronoun][0]] if pronoun is not None else "thing"
+            reading.referent = PRONOUNS[toks[pronoun][0]] if pronoun is not None and pronoun >= 0 else "thing"
             reading.asks = [(None, best.chain, best.probability)]
             return reading
         multi = best.chain.split(";")
@@ -549,7 +623,7 @@ class Understander:
         others = [alt for alt in [{"iri": entity.iri, "label": entity.label, "year": entity.year, "degree": None, "group": "film"},
                                   *entity.alternatives] if alt["iri"] != chosen["iri"]]
         picked = replace(entity, iri=chosen["iri"], label=chosen["label"], year=chosen["year"], alternatives=others, selected_by=by)
-        candidate = replace(best, entity=picked, selectors=frozenset(used))
+        candidate = replace(best, entity=picked, selectors=best.selectors | frozenset(used))
         candidate.explanation = self._explain(toks, a, b, candidate, picked)
         return candidate
 
@@ -651,7 +725,11 @@ class Understander:
             prior = LENGTH_WEIGHT * length - (100 - span.fuzzy_score) / 10
             if self._wording_only(toks, span):
                 prior -= WORDING_PENALTY
-            for col in order[row][:MAX_CHAINS_PER_SPAN]:
+            outside = {self.speller(toks[k][0]) for k in range(a, b) if not span.tok_start <= k < span.tok_end}
+            cued = [self.cued_columns[r] for r, cues in self.lexicon.cues.items() if r in self.cued_columns and cues & outside]
+            columns = list(order[row][:MAX_CHAINS_PER_SPAN])
+            columns += [c for pair in cued for c in pair if c not in columns]  # the relations the words name, however ranked
+            for col in columns:
                 chain, p = classes[col], float(probs[row, col])
                 start = self.chain_start.get(chain)
                 entity = link_span(span, text, self.kg.labels, start, years, self.chain_role.get(chain))
@@ -666,11 +744,16 @@ class Understander:
                 found.append(candidate)
         return found
 
-    def pronoun_candidates(self, text: str, toks: list[Token], a: int, b: int, pronoun: int, group: str,
+    def pronoun_candidates(self, text: str, toks: list[Token], a: int, b: int, pronoun: int | None, group: str,
                            referent: LinkedEntity | None) -> list[Candidate]:
-        """Readings of a clause whose topic is a pronoun: 'when was it released' -> the film named before."""
-        start, end = toks[pronoun][1], toks[pronoun][2]
-        masked = text[toks[a][1] : start] + ENT + ("'s" if toks[pronoun][0] in ("its", "his", "her", "their") else "") + text[end : toks[b - 1][2]]
+        """Readings of a clause whose topic is a pronoun: 'when was it released' -> the film named before;
+        `pronoun` None: the topic is left unsaid ("and who was the director?"), read as if named at the end."""
+        if pronoun is None:
+            said = text[toks[a][1] : toks[b - 1][2]]
+            masked = f"{said} {ENT}" if toks[b - 1][0] in QUESTION_WORDS else f"{said} of {ENT}"  # "and when?" / "and the director?"
+        else:
+            start, end = toks[pronoun][1], toks[pronoun][2]
+            masked = text[toks[a][1] : start] + ENT + ("'s" if toks[pronoun][0] in ("its", "his", "her", "their") else "") + text[end : toks[b - 1][2]]
         probs = self.classifier.predict([masked])[0]
         found = []
         for col in probs.argsort()[::-1][:MAX_CHAINS_PER_SPAN]:
@@ -700,6 +783,9 @@ class Understander:
         given = self._answer_type(chain[-1]) if ";" not in candidate.chain else "value"
         if expected and given != expected and given != "value":
             explanation = replace(explanation, answer_type=expected)
+        if expected == given == "date" and chain[-1].relation in explanation.unevidenced:
+            # "... and when?": the question word asks for the date itself
+            explanation = replace(explanation, unevidenced=tuple(r for r in explanation.unevidenced if r != chain[-1].relation))
         return explanation
 
     def _answer_type(self, hop: Hop) -> str:

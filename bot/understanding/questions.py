@@ -43,8 +43,7 @@ WORKED_WITH = (
 THROUGH_PEOPLE = (
     "who are the {plural} that the {via} in their films also appear in {film}",
     "who are the {plural} that the {via} in their movies also appear in the movie {film}",
-    "which {plural} made films whose {via} also appear in {film}", "the {plural} whose {via} also appear in {film}",
-    "which {plural} worked with the {via} of {film}", "who are the {plural} of films with the {via} of {film}",
+    "which {plural} made films whose {via} also appear in {film}",
 )
 # the kinds of film someone makes ("what kind of movies does X make")
 WORKS_IN = (
