@@ -51,6 +51,11 @@ SMALLTALK_REPLIES = {
     "wellbeing": "I'm fine, thank you! What would you like to know about films?",
     "newcomer": "Welcome! " + HELP,
     "praise": "Thank you! Ask me anything else about films.",
+    "taste": ("I don't watch films myself, so I have no favourite, but I know a lot about them. Tell me one you like "
+              "and I'll recommend similar ones, or ask for something like \"a comedy from the 90s\"."),
+    "bored": ("How about a film? Tell me one you liked and I'll suggest similar ones, or ask for something like "
+              "\"a thriller from the 90s\" or \"films with Tom Hanks\"."),
+    "laughter": "Glad you're having fun! Ask me about a film whenever you like.",
 }
 DECLINE_REPLIES = {
     "injection": "I only tell you what my knowledge graph says about films, and I don't change that on request. "

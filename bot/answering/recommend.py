@@ -24,6 +24,7 @@ from bot.core.kinds import Kind
 from bot.core.text import join_labels, normalize, tokens
 from bot.kg import queries
 from bot.kg.bundle import Bundle
+from bot.understanding.lexicon import GENERIC, STOP
 from bot.understanding.mentions import IndexMentions
 
 # words of a recommendation request that are not names (besides the question-wording vocabulary)
@@ -33,7 +34,8 @@ REQUEST_WORDS = frozenset(
     something anything some few more other others else another watch watched see seen based taste tastes kind sort type
     movie movies film films flick flicks show shows what which should could would can will please thanks thank maybe
     and or but with the a an of to for in on it that this these those them then so good great best favourite favorite
-    favourites favorites""".split()
+    favourites favorites fav favs looking look vein style spirit mood next already both tonight today weekend kids
+    children date night scary funny sad romantic fun light feel all are were is was am be""".split()
 )
 CANDIDATES = 200  # nearest films considered by MMR
 TOGETHER_PERCENTILE = 5.0  # liked films closer than this percentile of random film pairs form one theme
@@ -212,7 +214,7 @@ class Recommender:
         self.count = count or agent.settings.recommend_count
         self.diversity = agent.settings.recommend_diversity if diversity is None else diversity
         self.ranker = FilmRanker(space) if space is not None else None
-        self.request_mentions = IndexMentions(agent.kg.labels, agent.understander.vocabulary | REQUEST_WORDS)
+        self.request_mentions = IndexMentions(agent.kg.labels, agent.understander.vocabulary | REQUEST_WORDS | STOP | GENERIC)
         bundle = agent.kg.bundle
         self.relation_of = {(r.property): name for name, r in bundle.relations.items() if r.is_entity and not r.derived}
 
@@ -297,7 +299,8 @@ class Recommender:
         kg = self.agent.kg
         people = [c for c in understanding.constraints if c.op == "in" and all(kg.bundle.relations[r].value_class == "person" for r in c.relations)]
         shown_before = self._shown_before(understanding, conversation)
-        if people and len(people) == len(understanding.constraints):
+        if people and len(people) == len(understanding.constraints) and not any(c.named_role for c in people):
+            # "I'm a fan of Tim Burton": films like theirs ("something with Billy Crudup in it" asks for his films)
             seeds = self._films_meeting(people, 8)
             liked = Liked(films=[LinkedEntity(label, iri, label, 100.0, "film", year=kg.labels.years[kg.labels.by_iri[iri]])
                                  for iri, label in seeds if iri in self.ranker.position])

@@ -89,6 +89,7 @@ class Constraint:
     op: str
     values: tuple[str, ...]  # entity IRIs for in/not_in/among/not_among; one number (as text) for the comparisons
     said: str = ""  # the words the user used, for the reply ("from the 1990s", "comedies")
+    named_role: bool = False  # a person's role was said ("with X", "directed by X", "X films"), not just the name ("a fan of X")
 
 
 @dataclass(frozen=True)

@@ -97,14 +97,24 @@ def name_variants(label: str) -> set[str]:
     return {f for f in forms if len(f) >= 3}
 
 
+# what people call a genre in chat ("sci-fi", "a scary movie", "rom-coms"), by the genre's own name
+GENRE_SYNONYMS = {
+    "science fiction": ("sci fi", "scifi", "sf"), "horror": ("scary", "horrors"), "comedy": ("funny", "comedic"),
+    "romantic comedy": ("rom com", "romcom", "rom coms", "romcoms"), "animation": ("animated", "cartoon", "cartoons", "anime"),
+    "animated": ("animation", "cartoon", "cartoons"), "documentary": ("documentaries", "docs", "doc"),
+    "thriller": ("suspense",), "romance": ("romantic", "love story", "love stories"), "action": ("action packed",),
+    "musical": ("musicals",), "war": ("war films", "war movies"), "crime": ("gangster", "gangster films", "mob"),
+}
+
+
 def genre_variants(label: str) -> set[str]:
     """The plural people use for a genre noun: 'comedies', 'thrillers', 'westerns' (not for adjectives: 'animated');
-    a genre labelled the Wikidata way, 'drama film', is also 'drama', 'dramas' and 'drama films'."""
+    a genre labelled the Wikidata way, 'drama film', is also 'drama', 'dramas' and 'drama films'; and what people
+    call some genres in chat ("sci-fi", "scary")."""
     norm = normalize(label)
     base = re.sub(r" (?:film|movie)$", "", norm)
-    if base != norm and base:
-        return {base, f"{base} films", f"{base} movies"} | _genre_plural(base)
-    return _genre_plural(norm)
+    forms = {base, f"{base} films", f"{base} movies"} | _genre_plural(base) if base != norm and base else _genre_plural(norm)
+    return forms | set(GENRE_SYNONYMS.get(base or norm, ()))
 
 
 def _genre_plural(norm: str) -> set[str]:

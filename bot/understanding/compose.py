@@ -216,6 +216,8 @@ class Composer:
             if k in blocked:
                 continue
             word = toks[k][0]
+            if k >= name.span.tok_end and k + 1 < b and toks[k + 1][0] == "by":
+                continue  # "Anthony Quinn movies directed by David Lean": the role of the name after "by"
             if word in ANY_ROLE_WORDS:
                 used.add(k)  # "films BD Wong made": any role the person has
                 any_role = True
@@ -243,6 +245,25 @@ class Composer:
         counts = self.films_per_role(entity, roles)
         top = max(counts.values(), default=0)
         return {rel for rel, n in counts.items() if n * 2 >= top} or roles
+
+    def _several_roles(self, toks, a: int, b: int, names: list[Name]) -> list[tuple[str, int]]:
+        """Two or more roles joined for one person ("both wrote and directed", "write as well as direct"):
+        (relation, token) each, or [] when the words name fewer."""
+        named = {k for n in names for k in n.tokens}
+        people = [n for n in names if n.entity.group == "person"]
+        has = self.roles_of(people[0].entity) if len(people) == 1 else set()
+        found: list[tuple[str, int]] = []
+        for k in range(a, b):
+            if k in named or toks[k][0] in ANY_ROLE_WORDS:
+                continue
+            owners = sorted(r for r in self.lexicon.relations_of(toks[k][0]) if r in self.person_relations)
+            owners = [r for r in owners if r in has] or owners  # "wrote": the screenplay, for someone who writes screenplays
+            owners = [r for r in owners if not self.bundle.relations[r].derived] or owners
+            if len(owners) == 1 and owners[0] not in {r for r, _ in found}:
+                found.append((owners[0], k))
+        joined = any(toks[k][0] in ("and", "both") for k in range(a, b)) or any(
+            (toks[k][0], toks[k + 1][0]) == ("as", "well") for k in range(a, b - 1))
+        return found if len(found) >= 2 and joined else []
 
     def roles_of(self, entity: LinkedEntity) -> set[str]:
         idx = self.labels.by_iri.get(entity.iri)
@@ -349,6 +370,14 @@ class Composer:
             relation = self.by_group.get(value.entity.group)
             if not relation:
                 return None
+            alternatives = [n for n in others if n.entity.group == value.entity.group]
+            if len(alternatives) >= 2 and "or" in words:
+                # "is the Big Lebowski a comedy or a drama (or what)": which of them -- its values, not a yes
+                reading.entities = [film.entity]
+                reading.used |= {k for n in alternatives for k in n.tokens} | {k for k in range(a, b) if toks[k][0] in ("or", "what")}
+                reading.asks.append(Ask((Hop(relation, True),), 0, None, text[toks[a][1] : toks[b - 1][2]]))
+                reading.relations.add(relation)
+                return reading
             families = self.genre_family(value.entity) if value.entity.group == "genre" else ()
             reading.relations.add(relation)
             reading.verification = Verification(relation, 0, 1, families=families)
@@ -487,12 +516,23 @@ class Composer:
         for name in names:
             if name.entity.group == "film":
                 return False  # a title in the clause: not a question over a set of films
+            if name.entity.group == "person" and len(people) == 1 and self._several_roles(toks, a, b, names):
+                # "films that James Mangold both wrote and directed": one condition per role
+                for relation, k in self._several_roles(toks, a, b, names):
+                    reading.constraints.append(Constraint((relation,), "in", (name.entity.iri,), name.entity.label, named_role=True))
+                    reading.used.add(k)
+                    reading.relations.add(relation)
+                reading.used |= set(name.tokens) | {k for k in range(a, b) if toks[k][0] in ("both", "and", "as", "well")}
+                reading.entities.append(name.entity)
+                continue
             if name.entity.group == "person":
                 relations, used = self.person_relations_for(toks, name, a, b, [n for n in names if n is not name])
                 negated = any(toks[k][0] in NEGATIONS for k in range(max(a, name.span.tok_start - 2), name.span.tok_start))
                 if negated:
                     reading.used |= {k for k in range(max(a, name.span.tok_start - 2), name.span.tok_start) if toks[k][0] in NEGATIONS}
-                reading.constraints.append(Constraint(relations, "not_in" if negated else "in", (name.entity.iri,), name.entity.label))
+                films_after = name.span.tok_end < b and toks[name.span.tok_end][0] in FILM_WORDS  # "a good Ian McShane movie"
+                reading.constraints.append(Constraint(relations, "not_in" if negated else "in", (name.entity.iri,), name.entity.label,
+                                                      named_role=bool(used) or films_after))
                 reading.used |= used | set(name.tokens)
                 reading.relations |= set(relations)
                 reading.entities.append(name.entity)
@@ -615,7 +655,7 @@ class Composer:
         values = [n for n in names if n.entity.group not in ("film", "person")]
         asks_films = bool(set(words) & FILM_WORDS) or any(self._is_genre_word(w) for w in words) or words[:1] in (["which"], ["any"], ["what"])
         material = (bool(quants) or bool(values) or len(people) >= 2 or bool(self.country_adjectives(toks, a, b, set()))
-                    or bool(self.set_reference(toks, a, b, names)))
+                    or bool(self.set_reference(toks, a, b, names)) or len(people) == 1 and bool(self._several_roles(toks, a, b, names)))
         if not asks_films or not material:
             return None
         reading = Composition()

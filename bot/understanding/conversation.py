@@ -25,8 +25,14 @@ SOCIAL = (
     ("newcomer", r"i(?:'m| am) new(?: here)?|first time(?: here)?|just joined"),
     ("bye", r"bye(?: bye)?|goodbye|good bye|see (?:you|ya)(?: later| soon)?|ciao|good night|farewell|later|"
             r"have a (?:nice|good) (?:day|evening|night|one)|talk (?:to you )?later|i(?:'m| am) (?:done|leaving|off)"),
+    ("taste", r"what(?:'s| is| are) your (?:favou?rite|fav|best loved) (?:film|movie|films|movies|actor|actress|director|genre)s?|"
+              r"(?:do you have|have you got) a favou?rite (?:film|movie|actor|director)|what (?:films|movies) do you (?:like|love|enjoy)|"
+              r"do you (?:like|love|watch|enjoy) (?:films|movies)"),
+    ("bored", r"i(?:'m| am) (?:so |very |really )?bored|(?:i have |i've got |got )?nothing to do|what should i do tonight"),
+    ("laughter", r"lol+|haha(?:ha)*|hehe+|lmao|rofl|xd|:\)|:d|;\)"),
     ("thanks", r"thanks?(?: a lot| so much| very much)?|thank (?:you|u)(?: so much| very much)?|thx|ty|cheers|much appreciated|"
-               r"appreciate it|that(?:'s| is) (?:all|it|enough|great|perfect|helpful)|nothing else|got it|alright|all right|"
+               r"appreciate it|that(?:'s| is| was) (?:all|it|enough|great|perfect|(?:very |really |so )?helpful|useful|interesting|nice)|"
+               r"(?:very |really |so )?helpful|nothing else|got it|alright|all right|"
                r"ok(?:ay)?|cool|great|awesome|perfect|nice|fine|sure|understood|i see"),
     ("praise", r"(?:you(?:'re| are)|u r|ur) (?:great|awesome|amazing|smart|clever|helpful|the best|cool|nice|good|funny|wonderful)|"
                r"good (?:bot|job)|well done|love (?:you|it|this)|you rock|nice work|brilliant"),

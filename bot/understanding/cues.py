@@ -16,11 +16,15 @@ RECOMMEND = re.compile(
     r"any(thing| \w+)? like\b|more like (that|this|these|those|them|it)\b|any (good )?(ideas|tips|picks)\b|in the mood for|"
     r"i (want|would like|'d like) to (watch|see) (a|an|some)\b|i('m| am) an? (big |huge )?fan of\b|something (good )?to watch|what to watch|"
     r"(given|since|as) (that )?i (like|liked|love|loved|enjoy|enjoyed)|i (really )?(like|liked|love|loved|enjoyed) .*(watch|recommend|suggest|similar|like it|too|also)|"
-    r"if i (like|liked|love|loved|enjoyed))",
+    r"if i (like|liked|love|loved|enjoyed)|in the vein of|(are|were) (all )?my fav\w*|what'?s next\b|what(?:'s| is) a good\b|"
+    r"looking for (a |an |some )?(good |great |nice |fun )?(films?|movies?|something)\b|something (good |fun |nice )?(with|starring)\b|"
+    r"(a|some) (good |great |nice )?\w+ (films?|movies?) (for|to watch) (tonight|today|the weekend|kids|children|a date|date night)\b|"
+    r"\b(scary|funny|sad|romantic|feel[- ]good|light|fun) (films?|movies?|something)\b)",
     re.I,
 )
 MULTIMEDIA = re.compile(
-    r"\b(picture|photo|photograph|image|poster|looks? like|look alike|what does .+ look|show me .+ (face|pic))\b|\bpics?\b|\bphotos?\b", re.I
+    r"\b(picture|photo|photograph|image|poster|looks? like|look alike|what does .+ look|how does .+ look|show me .+ (face|pic)|"
+    r"stills? (from|of)|a still|screenshots?|screen ?grabs?)\b|\bpics?\b|\bphotos?\b", re.I
 )
 EMBEDDING = re.compile(r"\bembeddings?\b", re.I)
 CUES: dict[Kind, re.Pattern] = {Kind.EMBEDDING: EMBEDDING, Kind.MULTIMEDIA: MULTIMEDIA, Kind.RECOMMENDATION: RECOMMEND}

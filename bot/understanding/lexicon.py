@@ -113,6 +113,9 @@ class Lexicon:
     unsupported: dict[str, str]  # cue word -> what the graph lacks
     unsupported_phrases: dict[tuple[str, ...], str]
     known: frozenset[str] = field(default_factory=frozenset)  # words of the question wording (classifier vocabulary)
+    # a derived relation is evidenced only by its own words, not by those of the relation it goes through
+    # ("the source material of X" is the work; "who wrote the novel behind X" its author)
+    distinct: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def from_bundle(cls, bundle: Bundle, wording: frozenset[str] = frozenset()) -> Lexicon:
@@ -127,7 +130,11 @@ class Lexicon:
         used = set().union(*cues.values()) if cues else set()
         unsupported = {w: what for w, what in UNSUPPORTED.items() if w not in used}
         phrases = {p: what for p, what in UNSUPPORTED_PHRASES.items() if not all(w in used for w in p)}
-        return cls(cues, evidence, unsupported, phrases, frozenset(wording))
+        phrase_words = {w for sets in evidence.values() for words_ in sets for w in words_}  # "behind the camera"
+        by_property = {rel.property: name for name, rel in bundle.relations.items() if not rel.derived}
+        distinct = {name: frozenset(cues[name] - set().union(*(cues[by_property[v]] for v in rel.via if v in by_property)))
+                    for name, rel in bundle.relations.items() if rel.derived}
+        return cls(cues, evidence, unsupported, phrases, frozenset(wording) | frozenset(phrase_words), distinct)
 
     @property
     def generic_or_stop(self) -> frozenset[str]:
@@ -152,7 +159,11 @@ class Lexicon:
         in_chain = {h.relation for h in chain}
         shares = any(not h.to_value for h in chain[1:]) or (len(chain) > 1 and chain[0].to_value)
         other, unknown, unsupported = [], [], []
+        said = set(content)
+        phrased = {w for r in in_chain for words in self.evidence.get(r, ()) if words <= said for w in words}  # "behind the camera"
         for i, word in enumerate(content):
+            if word in phrased:
+                continue
             phrase = next((what for p, what in self.unsupported_phrases.items() if tuple(content[i : i + len(p)]) == p), None)
             if phrase:
                 unsupported.append(phrase)
@@ -180,7 +191,8 @@ class Lexicon:
                 if not evidence & (SHARE_CUES | FILM_WORDS):
                     unevidenced.append("other films")
                 continue
-            if self.cues.get(hop.relation, frozenset()) & evidence or any(words <= evidence for words in self.evidence.get(hop.relation, ())):
+            own = self.distinct.get(hop.relation, self.cues.get(hop.relation, frozenset()))
+            if own & evidence or any(words <= evidence for words in self.evidence.get(hop.relation, ())):
                 continue
             from_topic = n == 0 and not hop.to_value
             if from_topic and (film_words or evidence & ROLE_WORDS) and hop.relation in role_of_topic:
@@ -195,7 +207,8 @@ class Lexicon:
 
 
 # what a question's first words say about the kind of its answer
-WH_TYPES = {"who": "person", "whom": "person", "whose": "person", "when": "date"}
+WH_TYPES = {"who": "person", "whom": "person", "whose": "person", "when": "date", "where": "place"}
+PLACE_GROUPS = frozenset({"country", "place", "location"})  # what a "where" question may be answered with
 TYPE_NOUNS = {
     "film": "film", "films": "film", "movie": "film", "movies": "film", "flick": "film", "flicks": "film",
     "person": "person", "people": "person", "persons": "person", "actor": "person", "actors": "person", "actress": "person",
@@ -209,6 +222,10 @@ TYPE_NOUNS = {
     "story": "work", "stories": "work",
 }
 LIST_REQUESTS = frozenset("list name show give find tell".split())
+# words after a relative "which"/"that" ("the films which starred X"): a verb, not the noun an interrogative asks for
+RELATIVE_FOLLOWERS = frozenset(
+    "is are was were has have had did do does starred stars directed wrote written made features featured "
+    "also won".split())
 
 
 def expected_answer(clause: list[str]) -> str:
@@ -233,5 +250,21 @@ def expected_answer(clause: list[str]) -> str:
     while lead < len(clause) - 1 and clause[lead] in ("other", "more", "any", "some", "all", "the", "list", "name", "show", "me"):
         lead += 1
     if clause[lead] in ("film", "films", "movie", "movies"):
+        later = _later_question(clause, lead + 1)
+        if later is not None:
+            return later  # the films are the topic: "the movies written by X were released in which years"
         return "film"  # "other films from the director of X", "more movies by whoever directed X"
     return ""
+
+
+def _later_question(clause: list[str], start: int) -> str | None:
+    """What a question word after a fronted topic asks for ("the movie X, when was it released", "... directed by
+    who", "... starred which actors"), or None when there is none. A "who" or "which" before a verb is a relative
+    pronoun ("the director who made X") and asks nothing."""
+    for k in range(start, len(clause)):
+        word = clause[k]
+        if word in ("when", "where") or (word in ("who", "whom") and k == len(clause) - 1):
+            return WH_TYPES[word]
+        if word in ("which", "what") and (k == len(clause) - 1 or clause[k + 1] not in RELATIVE_FOLLOWERS):
+            return expected_answer(clause[k:])
+    return None

@@ -93,11 +93,11 @@ class IndexMentions:
                     spans.append(Span(i, i + n, toks[i][1], toks[i + n - 1][2], norm, ids))
                     continue
                 ids = self.labels.lookup_variant(norm)
-                if ids and not (n <= 2 and self._inside_longer_name(words, i, i + n)):
+                if ids and not (n <= 2 and self.inside_longer_name(words, i, i + n)):
                     spans.append(Span(i, i + n, toks[i][1], toks[i + n - 1][2], norm, ids, VARIANT_SCORE, "variant"))
         return spans
 
-    def _inside_longer_name(self, words: list[str], start: int, end: int) -> bool:
+    def inside_longer_name(self, words: list[str], start: int, end: int) -> bool:
         """A short variant beside a word that is no question wording is part of another name: 'potter' of
         'Harry Potter' is not the surname of Ryan Potter."""
         beside = words[start - 1 : start] + words[end : end + 1]

@@ -36,7 +36,7 @@ from bot.understanding.classifier import ChainClassifier
 from bot.understanding.compose import COMPOSITION_WORDS, Composer, Composition
 from bot.understanding.conversation import decline_intent, social_intent
 from bot.understanding.cues import question_kind
-from bot.understanding.lexicon import FILM_WORDS, SHARE_CUES, Explanation, Lexicon, expected_answer
+from bot.understanding.lexicon import FILM_WORDS, GENERIC, PLACE_GROUPS, SHARE_CUES, STOP, Explanation, Lexicon, expected_answer
 from bot.understanding.linking import link_span
 from bot.understanding.mentions import IndexMentions, Span
 from bot.understanding.questions import ENT, supported_chains
@@ -53,7 +53,8 @@ TITLE_FUNCTION_WORDS = frozenset("the a an of and or in on at to for from with b
 EXCLUDING = frozenset({"apart from", "aside from", "except", "except for", "besides", "beside", "other than", "excluding",
                        "not counting", "alongside", "but not"})
 # words around a name that does not ask anything yet ("The movie Inside, ...", "Apart from Miko Hughes, ...")
-TOPIC_WORDS = frozenset({"the", "a", "an", "about", "so", "ok", "okay", "now"} | {w for phrase in EXCLUDING for w in phrase.split()})
+TOPIC_WORDS = frozenset({"the", "a", "an", "about", "so", "ok", "okay", "now", "vs", "versus", "and", "or", "between"}
+                        | {w for phrase in EXCLUDING for w in phrase.split()})
 NAMESAKE_READINGS = 6
 MIN_COMPLETE_PROBABILITY = 0.0005  # a complete reading below this classifier probability is not preferred  # the best readings whose namesake films are told apart before the best is chosen
 TRUST_WITH_UNKNOWN_WORDS = 0.2  # a reading that leaves unknown words is trusted only when the classifier is this sure
@@ -141,7 +142,8 @@ class Understander:
         self.classifier = classifier
         self.threshold = fuzzy_threshold
         self.vocabulary = classifier.wording
-        self.mentions = IndexMentions(kg.labels, self.vocabulary | COMPOSITION_WORDS)  # "older", "longest" are wording too
+        # "older", "longest", "pls", "vs" are wording too (a misspelt title is looked for between them)
+        self.mentions = IndexMentions(kg.labels, self.vocabulary | COMPOSITION_WORDS | STOP | GENERIC)
         chains = supported_chains(kg.bundle)
         self.chain_start = {c.code: c.start for c in chains}
         column = {code: n for n, code in enumerate(classifier.classes)}
@@ -165,7 +167,9 @@ class Understander:
     def candidate_spans(self, text: str, toks: list[Token], trace: dict | None = None) -> list[Span]:
         """Spans that name KG entities: the mention sources' validated spans and the label index's."""
         proposed = [span for source in self.span_sources for span in source(text, toks)]
-        spans = [s for s in proposed if s.ids]
+        words = [t for t, _, _ in toks]
+        spans = [s for s in proposed if s.ids and not (  # a surname tagged alone beside another unknown word: "jacob elordi"
+            s.length <= 2 and not self.kg.labels.lookup(s.norm) and self.mentions.inside_longer_name(words, s.tok_start, s.tok_end))]
         index = self.mentions.exact(toks)
         covered = {i for s in index + spans if not self._wording_only(toks, s) and s.fuzzy_score >= 100
                    for i in range(s.tok_start, s.tok_end)}
@@ -225,6 +229,14 @@ class Understander:
     def _wording_only(self, toks, span: Span) -> bool:
         return all(toks[i][0] in self.vocabulary for i in range(span.tok_start, span.tok_end))
 
+    @staticmethod
+    def _capitalised_title(text: str, toks, span: Span) -> bool:
+        """A title made of question words, written as a title: "Come and See", "loved Once and Frozen II"."""
+        if span.fuzzy_score < 100 or span.tok_start == 0 and span.length == 1:
+            return False
+        return all(text[toks[k][1]].isupper() or toks[k][0] in TITLE_FUNCTION_WORDS for k in range(span.tok_start, span.tok_end)) \
+            and text[toks[span.tok_start][1]].isupper()
+
     def _name_like(self, toks, span: Span) -> bool:
         return not self._wording_only(toks, span) or span.length > 1
 
@@ -241,8 +253,8 @@ class Understander:
             return Understanding(text, Kind.DECLINE, smalltalk=declined, confidence=1.0)
         names = [s for s in spans if self._name_like(toks, s)]
         intent = social_intent(text, bool(names))
-        if intent and any(s.fuzzy_score >= 100 and s.length > 1 for s in names):
-            intent = ""  # "Nice to meet you" is also a film title: the question is about a name
+        if intent and any(s.fuzzy_score >= 100 and s.length > 1 and any(c.isupper() for c in text[s.start : s.end]) for s in names):
+            intent = ""  # "Nice to Meet You" is also a film title: the question is about a name (as typed, capitalised)
         if intent == "off_topic":
             return Understanding(text, Kind.DECLINE, smalltalk=intent, confidence=1.0)
         if intent:
@@ -275,8 +287,8 @@ class Understander:
         for span in spans:
             if any(self.kg.labels.groups[i] == "person" for i in span.ids):
                 left = [t for i, t in rest if not span.tok_start <= i < span.tok_end]
-                if all(t in self.lexicon.generic_or_stop for t in left):
-                    return True
+                if all(t in self.lexicon.generic_or_stop for t in left) and not set(left) & FILM_WORDS:
+                    return True  # "show me Keith David" (but "show me Austin Butler films" asks for his films)
         return False
 
     def plan(self, text: str, toks: list[Token], spans: list[Span]) -> Understanding:
@@ -781,7 +793,7 @@ class Understander:
             names.update(range(span.tok_start, span.tok_end))
         expected = expected_answer([toks[k][0] for k in range(a, b) if k not in names])
         given = self._answer_type(chain[-1]) if ";" not in candidate.chain else "value"
-        if expected and given != expected and given != "value":
+        if expected and given != expected and given != "value" and not (expected == "place" and given in PLACE_GROUPS):
             explanation = replace(explanation, answer_type=expected)
         if expected == given == "date" and chain[-1].relation in explanation.unevidenced:
             # "... and when?": the question word asks for the date itself
@@ -809,7 +821,9 @@ class Understander:
                     gap = range(hi, s.tok_start) if direction == 1 else range(s.tok_end, lo)
                     if (direction == 1 and s.tok_start >= hi or direction == -1 and s.tok_end <= lo) and len(gap) <= 2:
                         between = text[toks[gap.start - 1][2] if gap.start > 0 else 0 : toks[gap.stop][1]] if gap.stop < len(toks) else ""
-                        if all(toks[k][0] in LIST_WORDS for k in gap) and (gap or re.search(r"[,&/]", between)):
+                        listed = all(toks[k][0] in LIST_WORDS for k in gap) or (  # "of A and of B"
+                            len(gap) == 2 and toks[gap[0]][0] in LIST_WORDS and toks[gap[1]][0] in ("of", "for", "in", "about", "the"))
+                        if listed and (gap or re.search(r"[,&/]", between)):
                             if nxt is None or s.length > nxt.length:
                                 nxt = s
                 if nxt is None or any(nxt.tok_start < c.tok_end and c.tok_start < nxt.tok_end for c in chosen):
@@ -876,7 +890,9 @@ class Understander:
         taken: set[int] = set()
         found = []
         for span in spans:
-            if self._wording_only(toks, span) or any(i in taken for i in range(span.tok_start, span.tok_end)):
+            if self._wording_only(toks, span) and not self._capitalised_title(text, toks, span):
+                continue
+            if any(i in taken for i in range(span.tok_start, span.tok_end)):
                 continue
             entity = link_span(span, text, self.kg.labels, None, years)
             if entity is not None:

@@ -62,7 +62,7 @@ def group_preference(group: str) -> tuple[str, ...]:
 
 def max_edits(length: int) -> int:
     """Typos forgiven in a name of `length` characters."""
-    return 0 if length < 5 else 1 if length < 7 else 2  # "ides" is no typo of "ide"
+    return 0 if length < 5 else 1 if length < 10 else 2  # "ides" is no typo of "ide", "the menu" none of "the omen"
 
 
 @dataclass(frozen=True)
