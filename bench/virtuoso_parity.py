@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
                 questions = evenly_spaced(questions, args.limit)
                 with progress(transient=True) as bar:
                     task = bar.add_task(name, total=len(questions))
-                    mismatches, local_ms, remote_ms = compare(local, remote, questions, lambda: bar.advance(task))
+                    mismatches, local_ms, remote_ms = compare(local, remote, questions, lambda bar=bar, task=task: bar.advance(task))
                 total_questions += len(questions)
                 total_mismatches += len(mismatches)
                 print(f"\n{name}: {len(questions):,} questions, {len(mismatches)} mismatches; latency p50 / p95 ms: "

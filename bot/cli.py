@@ -136,7 +136,17 @@ def ask(
     if as_json:
         out.print_json(json.dumps(reply.to_json(), ensure_ascii=False))
     else:
-        print(reply.text)
+        print(reply.text, flush=True)
+    finish(agent)
+
+
+def finish(agent) -> None:
+    """Let the features still loading in the background (the NER tagger) finish before the process exits.
+
+    A daemon thread inside torch's C++ code when the interpreter shuts down is unwound through
+    frames that cannot be unwound, and the C++ runtime aborts the process ("terminate called
+    without an active exception", exit code 134) after a correct answer was printed."""
+    agent.wait_ready()
 
 
 @app.command()
@@ -159,6 +169,7 @@ def chat(kg: str | None = KG_OPTION, no_llm: bool = typer.Option(False, "--no-ll
             break
         reply = dialogue.reply(Message("terminal", "you", text))
         out.print(f"[bold green]bot>[/bold green] {escape(reply.text)}", highlight=False)
+    finish(agent)
 
 
 def run_connector(settings: Settings, start) -> None:
@@ -347,9 +358,9 @@ def serve_virtuoso(
         if reload or RemoteGraph(server.url()).fingerprint() != "loaded:" + digest:
             with progress() as bar:
                 triples = server.load(loaded_bundle, graph, progress=bar)
-            out.print(f"loaded {triples:,} triples into {graph}")
+            out.print(f"loaded {triples:,} triples into {graph}", soft_wrap=True, highlight=False)
         else:
-            out.print(f"{folder} already holds {loaded_bundle.name} ({server.count():,} triples)")
+            out.print(f"{folder} already holds {loaded_bundle.name} ({server.count():,} triples)", soft_wrap=True, highlight=False)
         out.print(f"SPARQL endpoint: {server.url()}", soft_wrap=True, highlight=False)
         out.print(f"bots: MOVIEBOT_SCHEMA={loaded_bundle.root} moviebot serve --kg '{server.url()}'   (Ctrl-C stops Virtuoso)",
                   soft_wrap=True, highlight=False)
