@@ -67,6 +67,7 @@ class Settings:
     port: int = 8080
     access_token: str = ""  # required by the web chatroom when not bound to loopback
     data_dir: str = str(Path.home() / ".local" / "share" / "moviebot")  # chat history, sync tokens
+    memory_db: str = ""  # SQLite file of the rooms' conversation memory, shared by bot replicas ("" = in this process only)
     chat_workers: int = 2  # threads answering chat messages (one room is answered one message at a time)
     chat_bot_name: str = "moviebot"  # the bot's user name in the web chatroom
     chat_accounts: str = ""  # web chatroom accounts "name:password,name2:password2" (besides the access token)
