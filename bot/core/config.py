@@ -80,6 +80,8 @@ class Settings:
     matrix_user: str = ""  # full user id, e.g. @moviebot:example.org
     matrix_password: str = ""  # or matrix_access_token
     matrix_access_token: str = ""
+    matrix_replica: str = ""  # this process's name among replicas of one account: rooms are partitioned between the live ones (needs memory_db)
+    matrix_replica_lease_s: float = 5.0  # a replica not heard from for this long is dead; its rooms and unanswered questions move
     sparql_in_chat: bool = True  # run SPARQL queries typed into the chat (read-only); off: such a message gets a short explanation
     sparql_time_limit_s: float = 5.0  # a chat query still running after this long is stopped
     sparql_max_rows: int = 50  # results shown per chat query
