@@ -140,7 +140,7 @@ async def test_a_replica_killed_mid_conversation_loses_and_repeats_nothing(synap
                 asked[i].append(sent.event_id)
 
         async def answered(turns: int) -> bool:
-            for i, (client, room) in enumerate(rooms):
+            for client, room in rooms:
                 if len(await replies_in(client, room)) < turns:
                     return False
             return True
