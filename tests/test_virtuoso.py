@@ -173,3 +173,14 @@ def test_ask_against_virtuoso_exits_cleanly_after_training_the_ner_tagger(virtuo
     assert done.returncode == 0, done.stderr[-800:]
     assert "Gus Van Sant" in done.stdout
     assert any((tmp_path).glob("mini-*/ner")), "the tagger was trained in this process"
+
+
+def test_a_sparql_query_typed_into_the_chat_reads_only_the_bots_graph(virtuoso, mini_bundle, mini_agent, cache_dir):
+    url = virtuoso_url(virtuoso, mini_bundle, "urn:moviebot:mini")
+    remote = Agent.from_settings(Settings(kg=url, schema=str(mini_bundle), cache_dir=str(cache_dir), features=ENGINE_ONLY))
+    query = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+    local_reply, remote_reply = mini_agent.answer(query), remote.answer(query)
+    assert remote_reply.kind == local_reply.kind and not remote_reply.error
+    assert remote_reply.answers == local_reply.answers  # not Virtuoso's system graphs as well
+    names = 'SELECT ?name WHERE { ?f rdfs:label "Good Will Hunting"@en ; wdt:P57 ?d . ?d rdfs:label ?name }'
+    assert "Gus Van Sant" in remote.answer(names).text
