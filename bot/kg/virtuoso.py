@@ -232,7 +232,8 @@ class Virtuoso:
         if not files:
             raise StoreError(f"{bundle.name} has no graph files to load")
         expected = sum(_lines(f) for f in files) if all(_is_ntriples(f) for f in files) else None
-        self.isql(f"SPARQL CLEAR GRAPH <{self.graph}>; DELETE FROM DB.DBA.load_list WHERE ll_graph = {_sql_string(self.graph)};")
+        # row-by-row autocommit without the transaction log: clearing millions of triples in one transaction would not fit
+        self.isql(f"log_enable(3, 1); SPARQL CLEAR GRAPH <{self.graph}>; DELETE FROM DB.DBA.load_list WHERE ll_graph = {_sql_string(self.graph)};")
         statements = [f"ld_dir({_sql_string(str(f.parent))}, {_sql_string(f.name)}, {_sql_string(self.graph)});" for f in files]
         self.isql(" ".join(statements))
         task = progress.add_task(f"loading {bundle.name} into Virtuoso", total=expected) if progress is not None else None
