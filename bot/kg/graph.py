@@ -14,7 +14,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.core.cache import code_digest, combine, progress, read_manifest, write_manifest
+from bot.core.cache import code_digest, combine, gc_paused, progress, read_manifest, write_manifest
 from bot.core.config import Settings
 from bot.kg.bundle import Bundle, load_bundle
 from bot.kg.labels import LabelIndex, build_label_index
@@ -91,7 +91,9 @@ def build_graph(settings: Settings, quiet: bool = False, force: bool = False) ->
             index = build_label_index(graph, bundle, bar if not quiet else None)
         index.save(folder / LABELS)
         record_artefact(folder, LABELS, labels_key)
-    return KG(bundle, graph, LabelIndex.load(folder / LABELS), folder, key)
+    with gc_paused():
+        labels = LabelIndex.load(folder / LABELS)
+    return KG(bundle, graph, labels, folder, key)
 
 
 def open_kg(settings: Settings, build_if_missing: bool = True) -> KG:
@@ -108,4 +110,6 @@ def open_kg(settings: Settings, build_if_missing: bool = True) -> KG:
         log.info("building %s (first use or changed inputs)", bundle.name)
         return build_graph(settings)
     graph = remote or LocalGraph(folder / "store" / "db")
-    return KG(bundle, graph, LabelIndex.load(folder / LABELS), folder, key)
+    with gc_paused():
+        labels = LabelIndex.load(folder / LABELS)
+    return KG(bundle, graph, labels, folder, key)
