@@ -17,6 +17,8 @@ from bot.core.errors import MoviebotError
 app = typer.Typer(help="moviebot: an offline chatbot that answers film questions from an RDF knowledge graph.", no_args_is_help=True)
 import_app = typer.Typer(help="Turn other KG layouts into moviebot bundles.", no_args_is_help=True)
 app.add_typer(import_app, name="import")
+kg_app = typer.Typer(help="Knowledge-graph servers for several bots: Virtuoso serving a bundle.", no_args_is_help=True)
+app.add_typer(kg_app, name="kg")
 crowd_app = typer.Typer(help="Crowd-sourcing files (the course's 16-column TSV).", no_args_is_help=True)
 app.add_typer(crowd_app, name="crowd")
 err = Console(stderr=True)
@@ -41,6 +43,8 @@ def main(
     no_llm: bool = typer.Option(False, "--no-llm", help="Template sentences only, for every command (the phrasing feature off)."),
 ):
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if not verbose:  # each retry of a remote KG endpoint would be a warning line; the outcome is reported anyway
+        logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)
     try:
         state.settings = load_settings(config).with_overrides(cache_dir=str(cache_dir) if cache_dir else None)
         if no_llm:
@@ -158,7 +162,17 @@ def ask(
     if as_json:
         out.print_json(json.dumps(reply.to_json(), ensure_ascii=False))
     else:
-        print(reply.text)
+        print(reply.text, flush=True)
+    finish(agent)
+
+
+def finish(agent) -> None:
+    """Let the features still loading in the background (the NER tagger) finish before the process exits.
+
+    A daemon thread inside torch's C++ code when the interpreter shuts down is unwound through
+    frames that cannot be unwound, and the C++ runtime aborts the process ("terminate called
+    without an active exception", exit code 134) after a correct answer was printed."""
+    agent.wait_ready()
 
 
 @app.command()
@@ -181,6 +195,7 @@ def chat(kg: str | None = KG_OPTION, no_llm: bool = typer.Option(False, "--no-ll
             break
         reply = dialogue.reply(Message("terminal", "you", text))
         out.print(f"[bold green]bot>[/bold green] {escape(reply.text)}", highlight=False)
+    finish(agent)
 
 
 def run_connector(settings: Settings, start) -> None:
@@ -318,6 +333,73 @@ def crowd_report_cmd(
         out.print_json(json.dumps(data.report(), ensure_ascii=False))
     else:
         print_report(data, out)
+
+
+@kg_app.command("serve-virtuoso")
+def serve_virtuoso(
+    bundle: Path = typer.Argument(..., help="Bundle folder whose graph files to serve."),
+    folder: Path | None = typer.Option(None, "--folder", help="Database folder (default: DATA_DIR/virtuoso/BUNDLE-NAME); reused on restart."),
+    port: int = typer.Option(8890, "--port", help="HTTP port of the SPARQL endpoint (bound to 127.0.0.1)."),
+    sql_port: int = typer.Option(1111, "--sql-port", help="Port of Virtuoso's SQL server (bound to 127.0.0.1)."),
+    memory_mb: int = typer.Option(2048, "--memory-mb", help="Buffer memory for Virtuoso (about 2/3 becomes its page cache)."),
+    reload: bool = typer.Option(False, "--reload", help="Load the graph again even if the database holds these files."),
+):
+    """Serve BUNDLE's graph from a private Virtuoso (Debian's virtuoso-opensource) until Ctrl-C or SIGTERM.
+
+    The graph is bulk-loaded (progress bar) into the named graph urn:moviebot:NAME on first start
+    and when its files change; the DBA password is MOVIEBOT_VIRTUOSO_PASSWORD, else generated and kept
+    in FOLDER/dba-password. Point the bots at the printed URL with --kg URL and MOVIEBOT_SCHEMA=BUNDLE."""
+    import secrets
+    import signal
+    import threading
+
+    from bot.core.cache import progress
+    from bot.kg.bundle import load_bundle
+    from bot.kg.store import RemoteGraph
+    from bot.kg.virtuoso import Virtuoso, graph_iri, loaded_digest
+
+    settings = state.settings
+    try:
+        loaded_bundle = load_bundle(bundle)
+    except MoviebotError as exc:
+        fail(str(exc))
+    folder = (folder or Path(settings.data_dir).expanduser() / "virtuoso" / loaded_bundle.name).resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    secret_file = folder / "dba-password"
+    password = settings.virtuoso_password
+    if not password and secret_file.is_file():
+        password = secret_file.read_text(encoding="utf-8").strip()
+    if not password:
+        password = secrets.token_urlsafe(16)
+        secret_file.write_text(password, encoding="utf-8")
+        secret_file.chmod(0o600)
+    graph = graph_iri(loaded_bundle)
+    server = Virtuoso(folder, password, graph=graph, http_port=port, sql_port=sql_port, memory_mb=memory_mb,
+                      dirs=tuple({f.parent for f in loaded_bundle.graph_files}))
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        server.start()
+        digest = loaded_digest(loaded_bundle, Path(settings.cache_dir).expanduser())
+        if reload or RemoteGraph(server.url()).fingerprint() != "loaded:" + digest:
+            with progress() as bar:
+                triples = server.load(loaded_bundle, graph, progress=bar)
+            out.print(f"loaded {triples:,} triples into {graph}", soft_wrap=True, highlight=False)
+        else:
+            out.print(f"{folder} already holds {loaded_bundle.name} ({server.count():,} triples)", soft_wrap=True, highlight=False)
+        out.print(f"SPARQL endpoint: {server.url()}", soft_wrap=True, highlight=False)
+        out.print(f"bots: MOVIEBOT_SCHEMA={loaded_bundle.root} moviebot serve --kg '{server.url()}'   (Ctrl-C stops Virtuoso)",
+                  soft_wrap=True, highlight=False)
+        while not stop.is_set() and server.process is not None and server.process.poll() is None:
+            stop.wait(1.0)
+        if server.process is not None and server.process.poll() is not None:
+            fail(f"Virtuoso stopped by itself (exit {server.process.returncode}); see {server.log_file}")
+    except KeyboardInterrupt:
+        pass
+    except MoviebotError as exc:
+        fail(str(exc))
+    finally:
+        server.stop()
 
 
 llm_app = typer.Typer(help="The local model that phrases answers.", no_args_is_help=True)

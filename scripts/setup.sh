@@ -42,6 +42,11 @@ if [ "${1:-}" = "--test" ]; then
   if [ ! -x /usr/bin/chromium ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
   fi
+  # the Virtuoso tests run Debian's Virtuoso server and isql client (the binaries only: the full virtuoso-opensource
+  # package would also start a system-wide server on the fixed ports 1111 and 8890, which the tests do not use)
+  if ! command -v virtuoso-t >/dev/null || ! command -v isql-vt >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq virtuoso-opensource-7-bin
+  fi
   # the Matrix end-to-end test runs a real Synapse homeserver, kept in its own venv (its pins differ from ours)
   if [ ! -x .cache/synapse-venv/bin/register_new_matrix_user ]; then
     mkdir -p .cache

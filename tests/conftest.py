@@ -131,3 +131,38 @@ def pytest_collection_modifyitems(config, items):
     """Run the tiers in order: fast tests first, then integration (model training), then end-to-end (servers)."""
     tier = {"integration": 1, "e2e": 2}
     items.sort(key=lambda item: min((tier[m.name] for m in item.iter_markers() if m.name in tier), default=0))
+
+
+@pytest.fixture(scope="session")
+def virtuoso(tmp_path_factory):
+    """A private Virtuoso server for the session (own folder, loopback ports, a random DBA password), stopped by pid.
+
+    Its ResultSetMaxRows is low, so results larger than that (the label index's queries) are read in
+    pages by RemoteGraph, as with a public endpoint's default limit."""
+    import secrets
+
+    from bot.kg.virtuoso import INSTALL_HINT, Virtuoso, virtuoso_installed
+    from bot.resources import demo_kg
+
+    if not virtuoso_installed():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Virtuoso is missing in CI: {INSTALL_HINT}")
+        pytest.skip("Virtuoso is not installed")
+    server = Virtuoso(tmp_path_factory.mktemp("virtuoso"), secrets.token_urlsafe(12), max_rows=2000,
+                      dirs=(tmp_path_factory.getbasetemp(), Path(demo_kg())))
+    server.start()
+    server.loaded = set()  # graphs loaded by virtuoso_url
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def virtuoso_url(server, bundle: Path, graph: str) -> str:
+    """`bundle` loaded into `graph` of the session's Virtuoso (once per session), as an endpoint URL."""
+    from bot.kg.bundle import load_bundle
+
+    if graph not in server.loaded:
+        server.load(load_bundle(bundle), graph)
+        server.loaded.add(graph)
+    return server.url(graph)

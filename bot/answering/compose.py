@@ -19,6 +19,7 @@ from bot.kg import queries
 from bot.kg.store import Node
 
 SHOWN = 25  # films listed at most (the total is counted)
+RANKED = 500  # matching films ranked by how well known they are before the best known are shown (all of them, up to this many)
 TIES = 10  # rows fetched to find ties for the top value
 
 
@@ -198,7 +199,7 @@ class ComposedAnswers:
             return self._ordered(understanding, constraints, aggregate, base)
         rows = self._list(constraints, SHOWN + 1)
         total = len(rows)
-        query = queries.compose_query("list", bundle, constraints, **{"$limit": str(SHOWN + 1)})
+        query = queries.compose_query("list", bundle, constraints, **{"$limit": str(max(SHOWN + 1, RANKED))})
         if total > SHOWN:
             total = int(self.kg.graph.select(queries.compose_query("count", bundle, constraints))[0]["n"].value)
         films = rows[:SHOWN]
@@ -234,10 +235,12 @@ class ComposedAnswers:
                            counting=counting, oscars=counting and aggregate.families != ("*count",), sparql=query, **base)
 
     def _list(self, constraints: list[Constraint], limit: int) -> list[tuple[str, str]]:
-        query = queries.compose_query("list", self.kg.bundle, constraints, **{"$limit": str(limit)})
+        """The `limit` best known films that meet the constraints, from the first RANKED of them in IRI order
+        (the same on every engine; all of them when there are fewer)."""
+        query = queries.compose_query("list", self.kg.bundle, constraints, **{"$limit": str(max(limit, RANKED))})
         films = [r["film"].value for r in self.kg.graph.select(query) if "film" in r]
         labels = self.kg.labels
-        ranked = sorted(films, key=lambda f: (-(labels.info(f) or ("", "", 0, None))[2], self._label(f)))
+        ranked = sorted(films, key=lambda f: (-(labels.info(f) or ("", "", 0, None))[2], self._label(f), f))[:limit]
         return [(f, self._label(f)) for f in ranked]
 
     def _is_genre(self, constraint: Constraint) -> bool:

@@ -30,9 +30,7 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 import weakref
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
@@ -48,7 +46,7 @@ from bot.generation.tables import Shown, ask_text, cell, compact, n3, select_tex
 from bot.kg import queries
 from bot.kg.bundle import is_safe_iri
 from bot.kg.graph import KG
-from bot.kg.store import LocalGraph, Node, RemoteGraph
+from bot.kg.store import EndpointTimeout, LocalGraph, Node, RemoteGraph
 from bot.understanding.sparql_message import VOCABULARIES, CheckedQuery, QueryRefused, SparqlMessage, check_query, rewritten
 
 log = logging.getLogger(__name__)
@@ -271,60 +269,59 @@ class LocalRunner:
 
 
 class RemoteRunner:
-    """Runs chat queries on the bundle's SPARQL endpoint, with the time limit as the HTTP timeout."""
+    """Runs chat queries on the bundle's SPARQL endpoint (the graph's connection pool), with the time limit as the HTTP timeout."""
 
-    def __init__(self, url: str):
-        self.url = url
+    def __init__(self, graph: RemoteGraph):
+        self.graph = graph
 
     def run(self, query: str, form: str, rows: int, count: int, budget_s: float) -> tuple[Outcome, dict]:
         import pyoxigraph
+        import urllib3
 
         graph_form = form in ("CONSTRUCT", "DESCRIBE")
-        request = urllib.request.Request(
-            self.url,
-            data=urllib.parse.urlencode({"query": query}).encode(),
-            headers={"Accept": "application/n-triples" if graph_form else "application/sparql-results+json",
-                     "Content-Type": "application/x-www-form-urlencoded"},
-        )
         started = time.perf_counter()
         deadline = time.monotonic() + budget_s
-        notes = {"endpoint": self.url}
+        notes = {"endpoint": self.graph.url}
         try:
-            with urllib.request.urlopen(request, timeout=budget_s) as response:
-                if graph_form:
-                    items = (triple_terms(t) for t in pyoxigraph.parse(response, pyoxigraph.RdfFormat.N_TRIPLES))
-                    head: dict = {"triples": []}
-                    shown = head["triples"]
-                else:
-                    results = pyoxigraph.parse_query_results(response, pyoxigraph.QueryResultsFormat.JSON)
-                    if isinstance(results, pyoxigraph.QueryBoolean):
-                        return Outcome(form, boolean=bool(results), total=1, ms=(time.perf_counter() - started) * 1000), notes
-                    names = [v.value for v in results.variables]
-                    head = {"vars": names, "rows": []}
-                    shown = head["rows"]
-                    items = ([worker_term(solution[name]) for name in names] for solution in results)
-                total, complete = 0, True
-                for item in items:
-                    total += 1
-                    if len(shown) < rows:
-                        shown.append(item)
-                    if total >= count or time.monotonic() > deadline:
-                        complete = False
-                        break
-        except TimeoutError:
+            response = self.graph.request(query, "application/n-triples" if graph_form else "application/sparql-results+json", budget_s)
+        except EndpointTimeout:
             return Outcome(form, ms=(time.perf_counter() - started) * 1000, stopped="time"), notes
-        except urllib.error.HTTPError as exc:
-            return Outcome(form, stopped="engine", detail=f"the endpoint answered {exc.code}: {exc.read()[:300]!r}"), notes
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
-                return Outcome(form, ms=(time.perf_counter() - started) * 1000, stopped="time"), notes
-            raise StoreError(f"SPARQL endpoint {self.url} is unreachable: {exc}") from exc
-        except (OSError, SyntaxError, ValueError) as exc:
+        try:
+            if response.status >= 400:
+                return Outcome(form, stopped="engine", detail=f"the endpoint answered {response.status}: {response.read(300)!r}"), notes
+            if graph_form:
+                items = (triple_terms(t) for t in pyoxigraph.parse(response, pyoxigraph.RdfFormat.N_TRIPLES))
+                head: dict = {"triples": []}
+                shown = head["triples"]
+            else:
+                results = pyoxigraph.parse_query_results(response, pyoxigraph.QueryResultsFormat.JSON)
+                if isinstance(results, pyoxigraph.QueryBoolean):
+                    return Outcome(form, boolean=bool(results), total=1, ms=(time.perf_counter() - started) * 1000), notes
+                names = [v.value for v in results.variables]
+                head = {"vars": names, "rows": []}
+                shown = head["rows"]
+                items = ([worker_term(solution[name]) for name in names] for solution in results)
+            total, complete = 0, True
+            for item in items:
+                total += 1
+                if len(shown) < rows:
+                    shown.append(item)
+                if total >= count or time.monotonic() > deadline:
+                    complete = False
+                    break
+        except urllib3.exceptions.TimeoutError:
+            return Outcome(form, ms=(time.perf_counter() - started) * 1000, stopped="time"), notes
+        except (OSError, SyntaxError, ValueError, urllib3.exceptions.HTTPError) as exc:
             return Outcome(form, stopped="engine", detail=f"{type(exc).__name__}: {exc}"), notes
+        finally:
+            response.release_conn()
+        cap = response.headers.get("X-SPARQL-MaxRows", "")  # Virtuoso cut the result: the total is a lower bound
+        if cap.isdigit() and total >= int(cap):
+            complete = False
         return _outcome(form, head, total, complete, (time.perf_counter() - started) * 1000), notes
 
     def close(self) -> None:
-        """Nothing to stop: each query is one HTTP request."""
+        """Nothing to stop: each query is one HTTP request on the graph's pool."""
 
 
 # ------------------------------------------------------------------------------ rate limit
@@ -405,7 +402,7 @@ class SparqlAnswerer:
             if self._runner is None:
                 graph = self.kg.graph
                 if isinstance(graph, RemoteGraph):
-                    self._runner = RemoteRunner(graph.url)
+                    self._runner = RemoteRunner(graph)
                 elif isinstance(graph, LocalGraph):
                     self._runner = LocalRunner(graph.path, self.settings.sparql_memory_mb)
                 else:

@@ -6,6 +6,11 @@ leaves the inbox when its reply was sent. A restart re-submits the inbox, and a 
 was sent just before the stop is not duplicated because it is re-sent with the same
 transaction id by the same device (the saved access token), which the homeserver
 deduplicates. End-to-end encrypted rooms are not supported.
+
+Several replicas of one account (`replicas`, bot.chat.replicas): every replica keeps every
+question in its inbox, but answers only the rooms it owns and only the questions it claimed;
+when a replica dies its rooms move to the others, which take over its unanswered claims in
+room order, after checking the room for a reply it sent just before it died.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from bot.core.contracts import Message, Reply
 
 from .connector import Connector
 from .render import reply_html
+from .replicas import TAKEOVER, Replicas
 from .runner import Runner
 
 log = logging.getLogger(__name__)
@@ -106,8 +112,11 @@ class MatrixConnector(Connector):
     """Relays the rooms of one Matrix account to a Runner."""
 
     def __init__(self, homeserver: str, user_id: str, runner: Runner, state_path: Path,
-                 password: str = "", access_token: str = ""):
+                 password: str = "", access_token: str = "", replicas: Replicas | None = None):
         self.homeserver = homeserver.rstrip("/")
+        self.replicas = replicas
+        self._submitted: set[str] = set()  # questions this process has given to the runner
+        self._considering = asyncio.Lock()
         self.user_id = user_id
         self.password = password
         self.access_token = access_token
@@ -118,14 +127,90 @@ class MatrixConnector(Connector):
         self.synced = asyncio.Event()  # set after the first successful sync (tests wait for it)
 
     async def run(self) -> None:
+        beating = None
         try:
             await self.login()
-            for question in list(self.state.inbox):  # questions the previous run received but did not answer
-                self._submit(question)
+            if self.replicas is None:
+                for question in list(self.state.inbox):  # questions the previous run received but did not answer
+                    self._submit(question)
+            else:
+                self.replicas.heartbeat()
+                await self._consider()
+                beating = asyncio.create_task(self._replica_loop())
             await self._sync_loop()
         finally:
+            if beating is not None:
+                beating.cancel()
+                await asyncio.gather(beating, return_exceptions=True)
             await self.runner.drain()
+            if self.replicas is not None:
+                self.replicas.leave()
             await self.client.close()
+
+    async def _replica_loop(self) -> None:
+        """Heartbeat, and pick up the questions of rooms that became this replica's (a replica died)."""
+        while True:
+            await asyncio.sleep(self.replicas.lease_s / 4)
+            try:
+                self.replicas.heartbeat()
+                await self._consider()
+            except Exception as exc:  # noqa: BLE001 - a locked or unreadable shared file: try again next beat
+                log.warning("replica %s: %s: %s", self.replicas.name, type(exc).__name__, exc)
+
+    async def _consider(self) -> None:
+        """Submit, in room order, the inbox's questions of the rooms this replica owns that it can claim;
+        forget the ones another replica answered."""
+        async with self._considering:
+            replicas = self.replicas
+            live = replicas.live()
+            rooms: dict[str, list[Question]] = {}
+            for question in sorted(self.state.inbox, key=lambda q: q.ts):
+                rooms.setdefault(question.room, []).append(question)
+            changed = False
+            for room, questions in rooms.items():
+                mine = replicas.owner(room, live) == replicas.name
+                for question in questions:
+                    if question.event_id in self._submitted:
+                        continue
+                    if replicas.is_answered(question.event_id):
+                        self.state.mark_answered(question)
+                        changed = True
+                        continue
+                    if not mine:
+                        continue
+                    outcome = replicas.claim(question.event_id, room)
+                    if outcome is None:
+                        break  # a live replica is answering it: the room's later questions wait, in order
+                    if outcome == TAKEOVER and await self._replied_already(question):
+                        log.info("%s was answered before a replica died; not answering it again", question.event_id)
+                        replicas.answered(question.event_id)
+                        self.state.mark_answered(question)
+                        changed = True
+                        continue
+                    self._submitted.add(question.event_id)
+                    self._submit(question)
+            if changed:
+                self.state.save()
+
+    async def _replied_already(self, question: Question) -> bool:
+        """Whether this account already replied to `question` in its room (read back from now to the question)."""
+        token = self.state.next_batch
+        for _ in range(GAP_PAGES):
+            if not token:
+                return False
+            response = await self.client.room_messages(question.room, start=token, limit=GAP_PAGE)
+            if not isinstance(response, RoomMessagesResponse):
+                raise MatrixError(f"cannot read {question.room} back: {response}")
+            for event in response.chunk:  # newest first
+                if event.event_id == question.event_id:
+                    return False
+                relates = event.source.get("content", {}).get("m.relates_to", {})
+                if event.sender == self.client.user_id and relates.get("m.in_reply_to", {}).get("event_id") == question.event_id:
+                    return True
+            if not response.chunk or response.end == token:
+                return False
+            token = response.end
+        return False
 
     async def stop(self) -> None:
         self._stop.set()
@@ -197,6 +282,9 @@ class MatrixConnector(Connector):
         self.state.inbox += fresh
         self.state.next_batch = response.next_batch
         self.state.save()  # the questions are safe before the sync position moves past them
+        if self.replicas is not None:
+            await self._consider()
+            return
         for question in fresh:
             self._submit(question)
 
@@ -233,6 +321,8 @@ class MatrixConnector(Connector):
 
     async def _deliver(self, question: Question, reply: Reply) -> None:
         await self._send(question.room, reply, question.event_id)
+        if self.replicas is not None:
+            self.replicas.answered(question.event_id)
         self.state.mark_answered(question)
         self.state.save()
 

@@ -55,13 +55,20 @@ async def start_speakeasy(settings: Settings, dialogue: Dialogue) -> Service:
 
 async def start_matrix(settings: Settings, dialogue: Dialogue) -> Service:
     from .matrix import MatrixConnector
+    from .replicas import Replicas
 
+    replicas = None
+    if settings.matrix_replica:
+        if not settings.memory_db:
+            raise ValueError("replicas (matrix_replica) share their rooms' memory and claims: set memory_db to a file they all reach")
+        replicas = Replicas(settings.memory_db, settings.matrix_replica, settings.matrix_replica_lease_s)
     runner = Runner(dialogue.reply, settings.chat_workers)
-    state = _state_file(settings, "matrix", settings.matrix_homeserver, settings.matrix_user)
+    state = _state_file(settings, "matrix", settings.matrix_homeserver, settings.matrix_user, settings.matrix_replica)
     connector = MatrixConnector(settings.matrix_homeserver, settings.matrix_user, runner, state,
-                                password=settings.matrix_password, access_token=settings.matrix_access_token)
+                                password=settings.matrix_password, access_token=settings.matrix_access_token, replicas=replicas)
     task = asyncio.create_task(connector.run())
-    print(f"moviebot on {settings.matrix_homeserver} as {settings.matrix_user}  (Ctrl-C to stop)", flush=True)
+    as_replica = f" (replica {settings.matrix_replica})" if replicas else ""
+    print(f"moviebot on {settings.matrix_homeserver} as {settings.matrix_user}{as_replica}  (Ctrl-C to stop)", flush=True)
 
     async def stop() -> None:
         await connector.stop()

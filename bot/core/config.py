@@ -32,6 +32,10 @@ class Settings:
     kg: str = str(DEFAULT_KG)  # bundle folder or SPARQL endpoint URL
     schema: str = str(DEFAULT_KG)  # bundle whose schema describes a remote endpoint
     cache_dir: str = str(Path.home() / ".cache" / "moviebot")
+    kg_timeout_s: float = 30.0  # a query to a remote SPARQL endpoint that takes longer fails (the user is told the KG is unreachable)
+    kg_retries: int = 3  # attempts to connect to a remote endpoint again (exponential backoff) before a query fails
+    kg_backoff_s: float = 0.5  # the first wait before such a retry (then 1 s, 2 s, ...)
+    virtuoso_password: str = ""  # DBA password of `moviebot kg serve-virtuoso` (else generated, kept in its folder)
     fuzzy_threshold: float = 90.0  # rapidfuzz score (0-100) an entity label must reach
     max_answers: int = 25  # answers listed in a reply
     torch_threads: int = 1
@@ -65,6 +69,7 @@ class Settings:
     port: int = 8080
     access_token: str = ""  # required by the web chatroom when not bound to loopback
     data_dir: str = str(Path.home() / ".local" / "share" / "moviebot")  # chat history, sync tokens
+    memory_db: str = ""  # SQLite file of the rooms' conversation memory, shared by bot replicas ("" = in this process only)
     chat_workers: int = 2  # threads answering chat messages (one room is answered one message at a time)
     chat_bot_name: str = "moviebot"  # the bot's user name in the web chatroom
     chat_accounts: str = ""  # web chatroom accounts "name:password,name2:password2" (besides the access token)
@@ -77,6 +82,8 @@ class Settings:
     matrix_user: str = ""  # full user id, e.g. @moviebot:example.org
     matrix_password: str = ""  # or matrix_access_token
     matrix_access_token: str = ""
+    matrix_replica: str = ""  # this process's name among replicas of one account: rooms are partitioned between the live ones (needs memory_db)
+    matrix_replica_lease_s: float = 5.0  # a replica not heard from for this long is dead; its rooms and unanswered questions move
     sparql_in_chat: bool = True  # run SPARQL queries typed into the chat (read-only); off: such a message gets a short explanation
     sparql_time_limit_s: float = 5.0  # a chat query still running after this long is stopped
     sparql_max_rows: int = 50  # results shown per chat query

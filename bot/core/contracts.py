@@ -7,7 +7,10 @@ Every stage takes one of these dataclasses and returns the next one.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+import types
+import typing
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from functools import cache
 from typing import Any
 
 
@@ -256,3 +259,53 @@ class Conversation:
     def remember(self, understanding: Understanding, facts: Facts) -> None:
         self.turns.append((understanding, facts))
         del self.turns[: -self.keep]
+
+
+# ------------------------------------------------------------------------------ JSON (de)serialisation
+# Conversation memory outlives a process when several bot replicas share it (bot/dialogue/memory_store.py):
+# every contract dataclass goes to plain JSON data and back, field by field from its type hints, so a new
+# field is carried without a change here (tests/test_contracts_json.py builds every dataclass with every field set).
+
+
+def to_data(value: Any) -> Any:
+    """`value` as JSON-ready data: dataclasses as objects of their fields, tuples as lists."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_data(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [to_data(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_data(v) for k, v in value.items()}
+    return value
+
+
+def from_data(kind: Any, data: Any) -> Any:
+    """The value of type `kind` (a dataclass, a generic alias, a union with None, ...) that `to_data` wrote as `data`."""
+    if kind is Any or data is None:
+        return data
+    origin = typing.get_origin(kind)
+    if origin in (typing.Union, types.UnionType):
+        options = [k for k in typing.get_args(kind) if k is not type(None)]
+        return from_data(options[0], data) if len(options) == 1 else data
+    if origin is list:
+        (item,) = typing.get_args(kind) or (Any,)
+        return [from_data(item, v) for v in data]
+    if origin is tuple:
+        args = typing.get_args(kind)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(from_data(args[0], v) for v in data)
+        return tuple(from_data(k, v) for k, v in zip(args, data))
+    if origin is dict:
+        _, item = typing.get_args(kind) or (str, Any)
+        return {k: from_data(item, v) for k, v in data.items()}
+    if isinstance(kind, type) and is_dataclass(kind):
+        hints = _hints(kind)
+        known = {f.name for f in fields(kind) if f.init}
+        return kind(**{name: from_data(hints[name], value) for name, value in data.items() if name in known})
+    if kind is float and isinstance(data, int):
+        return float(data)
+    return data
+
+
+@cache
+def _hints(kind: type) -> dict[str, Any]:
+    return typing.get_type_hints(kind)

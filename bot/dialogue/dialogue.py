@@ -18,13 +18,13 @@ Every rewrite is recorded as a "dialogue" step in the reply trace.
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass, field
 
 from bot.agent import Agent
 from bot.core.contracts import Conversation, Facts, LinkedEntity, Message, Reply, TraceStep, Understanding
 from bot.core.kinds import Kind, spec
 from bot.core.text import YEAR, join_labels, join_or, normalize, tokens
+from bot.dialogue.memory_store import MemoryStore, memory_store
 from bot.understanding.conversation import social_intent
 from bot.understanding.cues import RECOMMEND, question_kind
 from bot.understanding.sparql_message import sparql_message
@@ -88,26 +88,25 @@ class Dialogue:
     one message per room at a time (the Runner guarantees that).
     """
 
-    def __init__(self, agent: Agent):
+    def __init__(self, agent: Agent, store: MemoryStore | None = None):
         self.agent = agent
         self.labels = agent.kg.labels
-        self._rooms: dict[str, RoomMemory] = {}
-        self._rooms_lock = threading.Lock()
+        self.store = store or memory_store(agent.settings, RoomMemory)  # shared by replicas when `memory_db` is set
 
     def memory(self, room: str) -> RoomMemory:
-        with self._rooms_lock:
-            memory = self._rooms.get(room)
-            if memory is None:
-                memory = self._rooms[room] = RoomMemory(Conversation(room=room))
-            return memory
+        return self.store.load(room) or RoomMemory(Conversation(room=room))
 
     def forget(self, room: str) -> None:
         """Drop a room's memory (a replayed question is a conversation of its own)."""
-        with self._rooms_lock:
-            self._rooms.pop(room, None)
+        self.store.forget(room)
 
     def reply(self, message: Message) -> Reply:
         memory = self.memory(message.room)
+        reply = self._reply(message, memory)
+        self.store.save(message.room, memory)
+        return reply
+
+    def _reply(self, message: Message, memory: RoomMemory) -> Reply:
         text = (message.text or "").strip()
         if sparql_message(text) is not None:  # a query runs as written: never rewritten, never taken as a clarification choice
             memory.pending = None

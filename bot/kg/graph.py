@@ -14,11 +14,11 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.core.cache import code_digest, combine, progress, read_manifest, write_manifest
+from bot.core.cache import code_digest, combine, gc_paused, progress, read_manifest, write_manifest
 from bot.core.config import Settings
 from bot.kg.bundle import Bundle, load_bundle
 from bot.kg.labels import LabelIndex, build_label_index
-from bot.kg.store import LocalGraph, RemoteGraph, build_store, graph_hash
+from bot.kg.store import LocalGraph, RemoteGraph, build_store, graph_hash, open_graph
 
 log = logging.getLogger(__name__)
 LABELS = "labels.pkl"
@@ -47,10 +47,12 @@ def resolve_bundle(settings: Settings) -> Bundle:
     return load_bundle(settings.kg)
 
 
-def cache_folder(bundle: Bundle, settings: Settings) -> tuple[Path, str]:
+def cache_folder(bundle: Bundle, settings: Settings, graph: RemoteGraph | None = None) -> tuple[Path, str]:
+    """The build folder of the bundle's graph (named after its content hash) and that hash.
+    For an endpoint, `graph` (else a new connection) is asked what it holds."""
     root = Path(settings.cache_dir).expanduser()
     root.mkdir(parents=True, exist_ok=True)
-    key = graph_hash(bundle, root)
+    key = graph_hash(bundle, root, graph)
     return root / f"{bundle.name}-{key[:16]}", key
 
 
@@ -74,10 +76,11 @@ def _labels_key(bundle: Bundle, graph_key: str) -> str:
 def build_graph(settings: Settings, quiet: bool = False, force: bool = False) -> KG:
     """Build (or reuse) the store and the label index for settings.kg."""
     bundle = resolve_bundle(settings)
-    folder, key = cache_folder(bundle, settings)
+    remote = open_graph(bundle, Path(), settings) if bundle.endpoint else None
+    folder, key = cache_folder(bundle, settings, remote)
     folder.mkdir(parents=True, exist_ok=True)
-    if bundle.endpoint:
-        graph = RemoteGraph(bundle.endpoint)
+    if remote is not None:
+        graph = remote
     else:
         if force and (folder / "store").exists():
             shutil.rmtree(folder / "store")
@@ -88,13 +91,16 @@ def build_graph(settings: Settings, quiet: bool = False, force: bool = False) ->
             index = build_label_index(graph, bundle, bar if not quiet else None)
         index.save(folder / LABELS)
         record_artefact(folder, LABELS, labels_key)
-    return KG(bundle, graph, LabelIndex.load(folder / LABELS), folder, key)
+    with gc_paused():
+        labels = LabelIndex.load(folder / LABELS)
+    return KG(bundle, graph, labels, folder, key)
 
 
 def open_kg(settings: Settings, build_if_missing: bool = True) -> KG:
     """Open a built KG; builds it first (with progress bars) when nothing fresh is cached."""
     bundle = resolve_bundle(settings)
-    folder, key = cache_folder(bundle, settings)
+    remote = open_graph(bundle, Path(), settings) if bundle.endpoint else None
+    folder, key = cache_folder(bundle, settings, remote)
     fresh = (bundle.endpoint or read_manifest(folder / "store").get("key") == key) and artefact_fresh(
         folder, LABELS, _labels_key(bundle, key)
     )
@@ -103,5 +109,7 @@ def open_kg(settings: Settings, build_if_missing: bool = True) -> KG:
             raise FileNotFoundError(f"{bundle.name} is not built yet: run `moviebot build --kg {settings.kg}`")
         log.info("building %s (first use or changed inputs)", bundle.name)
         return build_graph(settings)
-    graph = RemoteGraph(bundle.endpoint) if bundle.endpoint else LocalGraph(folder / "store" / "db")
-    return KG(bundle, graph, LabelIndex.load(folder / LABELS), folder, key)
+    graph = remote or LocalGraph(folder / "store" / "db")
+    with gc_paused():
+        labels = LabelIndex.load(folder / LABELS)
+    return KG(bundle, graph, labels, folder, key)

@@ -112,7 +112,10 @@ def films_where(bundle: Bundle, constraints) -> str:
             parts.append(fragments["not_among"].render({"$values": ", ".join(iri(v) for v in c.values)}))
             continue
         slots = {"$n": str(n), "$path": relations_path(bundle, c.relations)}
-        if c.op in ("in", "not_in"):
+        if c.op == "in":  # bound values first: an engine that joins in written order (Oxigraph) starts from them, not from every film
+            slots["$values"] = [iri(v) for v in c.values]
+            parts.insert(0, fragments["in"].render(slots))
+        elif c.op == "not_in":
             slots["$values"] = [iri(v) for v in c.values]
             parts.append(fragments[c.op].render(slots))
         elif c.op.startswith("year"):

@@ -10,9 +10,8 @@ import gzip
 import json
 import logging
 import os
-import urllib.error
+import re
 import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import NamedTuple
 
@@ -21,6 +20,7 @@ from bot.core.errors import StoreError
 from bot.kg.bundle import Bundle
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
+RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 log = logging.getLogger(__name__)
 
 
@@ -110,50 +110,179 @@ class LocalGraph:
         return f"Oxigraph store {self.path}"
 
 
-class RemoteGraph:
-    """A SPARQL 1.1 endpoint over HTTP (e.g. `oxigraph serve`, Fuseki, Blazegraph)."""
+class EndpointTimeout(StoreError):
+    """A remote endpoint did not answer within the time limit."""
 
-    def __init__(self, url: str, timeout: float = 30.0):
+
+class RemoteGraph:
+    """A SPARQL 1.1 endpoint over HTTP (`oxigraph serve`, Virtuoso, Fuseki, Blazegraph).
+
+    Queries go over a pool of kept-alive connections (urllib3), each with a time limit; a
+    connection that cannot be made (the endpoint restarting) is retried with exponential
+    backoff before the query fails with a StoreError, which the agent turns into "I cannot
+    reach my knowledge graph right now"; the next query tries again, so the bot recovers by
+    itself when the endpoint is back.
+
+    The URL's own query parameters (`?default-graph-uri=urn:moviebot:demo`) are sent with
+    every query: a Virtuoso endpoint's default dataset is the union of all its graphs,
+    system graphs included, and this names the one graph the bot reads.
+
+    Engine behaviour that would silently change answers is handled here, never in the
+    (standard SPARQL 1.1) templates: Virtuoso cuts a result at its `ResultSetMaxRows` and
+    says so only in an `X-SPARQL-MaxRows` header, so such a result is read again in pages
+    (the documented scrollable-cursor form: ORDER BY in a subquery, LIMIT/OFFSET outside);
+    and it returns partial "anytime" results when a query runs past `MaxQueryExecutionTime`
+    (an `X-SQL-State` header), which is an error here: a partial answer is a wrong answer.
+    """
+
+    MAX_PAGES = 1000  # a result of more pages than this is refused rather than read for minutes
+
+    def __init__(self, url: str, timeout: float = 30.0, retries: int = 3, backoff: float = 0.5, connections: int = 4):
+        import urllib3
+
+        parts = urllib.parse.urlsplit(url)
         self.url = url
+        self.endpoint = urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+        self.params = urllib.parse.parse_qsl(parts.query)  # e.g. default-graph-uri, sent with every query
         self.timeout = timeout
+        # only failures to connect are retried: the query never reached the endpoint, so a retry cannot run it twice
+        self.retry = urllib3.Retry(total=retries, connect=retries, read=0, status=0, other=0, redirect=0,
+                                   backoff_factor=backoff, raise_on_status=False)
+        self.http = urllib3.PoolManager(num_pools=2, maxsize=connections, retries=self.retry)
+
+    def request(self, query: str, accept: str, timeout: float | None = None, params: list[tuple[str, str]] | None = None):
+        """POST `query` (with the URL's parameters, or `params`); the urllib3 response, body not yet read
+        (`preload_content=False`: the caller streams it and releases the connection)."""
+        import urllib3
+
+        body = urllib.parse.urlencode([("query", query), *(self.params if params is None else params)])
+        try:
+            return self.http.request(
+                "POST", self.endpoint, body=body.encode(),
+                headers={"Accept": accept, "Content-Type": "application/x-www-form-urlencoded"},
+                timeout=urllib3.Timeout(total=timeout or self.timeout), preload_content=False,
+            )
+        except urllib3.exceptions.MaxRetryError as exc:
+            if isinstance(exc.reason, urllib3.exceptions.TimeoutError) and not isinstance(exc.reason, urllib3.exceptions.NewConnectionError):
+                raise EndpointTimeout(f"SPARQL endpoint {self.url} did not answer within {timeout or self.timeout:g} s") from exc
+            raise StoreError(f"SPARQL endpoint {self.url} is unreachable: {exc.reason}") from exc
+        except urllib3.exceptions.TimeoutError as exc:
+            raise EndpointTimeout(f"SPARQL endpoint {self.url} did not answer within {timeout or self.timeout:g} s") from exc
+        except urllib3.exceptions.HTTPError as exc:
+            raise StoreError(f"SPARQL endpoint {self.url} is unreachable: {exc}") from exc
+
+    def _json(self, query: str, params: list[tuple[str, str]] | None = None) -> tuple[dict, dict]:
+        """The parsed JSON results of one request, and the response headers."""
+        import urllib3
+
+        response = self.request(query, "application/sparql-results+json", params=params)
+        try:
+            data = response.read()
+        except urllib3.exceptions.TimeoutError as exc:
+            raise EndpointTimeout(f"SPARQL endpoint {self.url} did not answer within {self.timeout:g} s") from exc
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            raise StoreError(f"SPARQL endpoint {self.url} broke off its answer: {exc}") from exc
+        finally:
+            response.release_conn()
+        if response.status >= 400:
+            raise StoreError(f"SPARQL endpoint {self.url} answered {response.status}: {data[:300]!r}")
+        if response.headers.get("X-SQL-State"):  # Virtuoso's "anytime" partial result
+            raise StoreError(f"SPARQL endpoint {self.url} returned a partial result ({response.headers.get('X-SQL-State')}: "
+                             f"{response.headers.get('X-SQL-Message', '')}); the query ran past the endpoint's time limit")
+        try:
+            return json.loads(data), response.headers
+        except ValueError as exc:
+            raise StoreError(f"SPARQL endpoint {self.url} sent no JSON results: {data[:200]!r}") from exc
 
     def select(self, query: str) -> list[dict[str, Node]]:
-        request = urllib.request.Request(
-            self.url,
-            data=urllib.parse.urlencode({"query": query}).encode(),
-            headers={
-                "Accept": "application/sparql-results+json",
-                "Content-Type": "application/x-www-form-urlencoded",
-            },
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                payload = json.load(response)
-        except urllib.error.HTTPError as exc:
-            raise StoreError(f"SPARQL endpoint {self.url} answered {exc.code}: {exc.read()[:300]!r}") from exc
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            raise StoreError(f"SPARQL endpoint {self.url} is unreachable: {exc}") from exc
-        rows = []
-        for binding in payload.get("results", {}).get("bindings", []):
-            row = {}
-            for name, term in binding.items():
-                if term.get("type") == "uri":
-                    row[name] = Node(term["value"], True)
-                elif term.get("type") in ("literal", "typed-literal"):
-                    row[name] = Node(term["value"], False, term.get("datatype", XSD + "string"), term.get("xml:lang", ""))
-                else:
-                    row[name] = Node(term.get("value", ""), False, "bnode")
-            rows.append(row)
-        return rows
+        payload, headers = self._json(query)
+        bindings = payload.get("results", {}).get("bindings", [])
+        cap = headers.get("X-SPARQL-MaxRows")
+        if cap and cap.isdigit() and len(bindings) >= int(cap):
+            bindings = self._pages(query, payload.get("head", {}).get("vars", []), int(cap))
+        return [_row(binding) for binding in bindings]
+
+    def _pages(self, query: str, names: list[str], page: int) -> list[dict]:
+        """Every row of a result the endpoint cut at `page` rows, read page by page in one fixed order."""
+        prologue, body = split_prologue(query)
+        order = " ".join(f"?{name}" for name in names)
+        if not order:
+            raise StoreError(f"SPARQL endpoint {self.url} cut a result without variables at {page} rows")
+        log.info("%s cuts results at %d rows; reading the result in pages", self.url, page)
+        rows: list[dict] = []
+        for n in range(self.MAX_PAGES):
+            paged = f"{prologue}SELECT * WHERE {{ {{ SELECT * WHERE {{ {{ {body} }} }} ORDER BY {order} }} }} LIMIT {page} OFFSET {n * page}"
+            chunk = self._json(paged)[0].get("results", {}).get("bindings", [])
+            rows += chunk
+            if len(chunk) < page:
+                return rows
+        raise StoreError(f"SPARQL endpoint {self.url}: a result of more than {self.MAX_PAGES * page:,} rows")
+
+    def fingerprint(self) -> str:
+        """What the graph behind the endpoint holds, cheaply: the content digest its loader recorded
+        (`moviebot kg serve-virtuoso` records the sha256 of the loaded files in a metadata graph),
+        else the number of triples of each predicate."""
+        graphs = [value for key, value in self.params if key == "default-graph-uri"]
+        if graphs:
+            query = f"SELECT ?digest WHERE {{ GRAPH <{META_GRAPH}> {{ <{graphs[0]}> <{CONTENT_DIGEST}> ?digest }} }}"
+            try:
+                rows = self._json(query, params=[("named-graph-uri", META_GRAPH)])[0]["results"]["bindings"]
+            except (StoreError, KeyError):
+                rows = []
+            if len(rows) == 1:
+                return "loaded:" + rows[0]["digest"]["value"]
+        counts = sorted((row["p"].value, row["n"].value) for row in self.select(PREDICATE_COUNTS) if "p" in row and "n" in row)
+        return "counts:" + combine(*(f"{p} {n}" for p, n in counts))
+
+    def close(self) -> None:
+        self.http.clear()
 
     def describe(self) -> str:
         return f"SPARQL endpoint {self.url}"
 
 
-def graph_hash(bundle: Bundle, cache_dir: Path) -> str:
-    """Hash of the graph data (file contents) plus the schema, or of the endpoint URL."""
+META_GRAPH = "urn:moviebot:meta"  # where a moviebot loader records what it loaded into an endpoint
+CONTENT_DIGEST = "urn:moviebot:contentDigest"  # <graph> this "sha256 of the loaded files"
+PREDICATE_COUNTS = "SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p"
+_PROLOGUE = re.compile(r"^(?:\s+|#[^\n]*\n|(?:PREFIX\s+[^:\s]*:\s*<[^>]*>|BASE\s*<[^>]*>))*", re.I)
+
+
+def split_prologue(query: str) -> tuple[str, str]:
+    """(the PREFIX/BASE lines, the rest): a query's prologue cannot stand inside a subquery."""
+    end = _PROLOGUE.match(query).end()
+    return query[:end], query[end:]
+
+
+def _row(binding: dict) -> dict[str, Node]:
+    row = {}
+    for name, term in binding.items():
+        kind = term.get("type")
+        if kind == "uri":
+            row[name] = Node(term["value"], True)
+        elif kind in ("literal", "typed-literal"):
+            lang = term.get("xml:lang", "")
+            datatype = term.get("datatype") or (RDF_LANG_STRING if lang else XSD + "string")
+            row[name] = Node(term["value"], False, datatype, lang)
+        else:
+            row[name] = Node(term.get("value", ""), False, "bnode")
+    return row
+
+
+def open_graph(bundle: Bundle, folder: Path, settings=None) -> LocalGraph | RemoteGraph:
+    """The bundle's graph: its endpoint (with the settings' time limit and retries), else its built store in `folder`."""
     if bundle.endpoint:
-        return combine("endpoint", bundle.endpoint, bundle.schema_hash())
+        if settings is None:
+            return RemoteGraph(bundle.endpoint)
+        return RemoteGraph(bundle.endpoint, settings.kg_timeout_s, settings.kg_retries, settings.kg_backoff_s)
+    return LocalGraph(folder / "store" / "db")
+
+
+def graph_hash(bundle: Bundle, cache_dir: Path, graph: RemoteGraph | None = None) -> str:
+    """Hash of the graph data (file contents) plus the schema; for an endpoint, of what it holds
+    (`RemoteGraph.fingerprint`), so models built on one graph are not reused for another behind the same URL."""
+    if bundle.endpoint:
+        graph = graph or RemoteGraph(bundle.endpoint)
+        return combine("endpoint", graph.fingerprint(), bundle.schema_hash())
     digests = [file_digest(f, cache_dir) for f in bundle.graph_files]
     return combine("graph", *digests)
 

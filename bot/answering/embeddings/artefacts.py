@@ -41,9 +41,9 @@ def config_from(settings) -> TransEConfig:
 
 
 def _open_graph(bundle: Bundle, folder: Path):
-    from bot.kg.store import LocalGraph, RemoteGraph
+    from bot.kg.store import open_graph
 
-    return RemoteGraph(bundle.endpoint) if bundle.endpoint else LocalGraph(folder / "store" / "db")
+    return open_graph(bundle, folder)
 
 
 def check_against_graph(embeddings: Embeddings, data: TripleSet, max_missing: float) -> str | None:
