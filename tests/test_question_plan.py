@@ -47,11 +47,13 @@ t:ronin wdt:P31 wd:Q11424 ; rdfs:label "Ronin"@en ; wdt:P57 t:frankenheimer ; wd
   wdt:P2047 "122"^^xsd:decimal ; wdt:P136 t:crime .
 t:godfather wdt:P31 wd:Q11424 ; rdfs:label "The Godfather Part II"@en ; wdt:P57 t:coppola ; wdt:P161 t:pacino, t:deniro ;
   wdt:P577 "1974-12-20"^^xsd:date ; wdt:P2047 "202"^^xsd:decimal ; wdt:P136 t:crime .
+t:firstclass wdt:P31 wd:Q11424 ; rdfs:label "X-Men: First Class"@en ; wdt:P57 t:vaughn ; wdt:P577 "2011-06-03"^^xsd:date .
 t:dunebook wdt:P31 wd:Q8261 ; rdfs:label "Dune"@en ; wdt:P50 t:herbert .
 t:hal78 wdt:P179 t:halseries . t:hal07 wdt:P179 t:halseries .
 t:halseries wdt:P31 wd:Q24856 ; rdfs:label "Halloween"@en .
 t:eraser skos:altLabel "Eraser Head"@en . t:blue skos:altLabel "Velours bleu"@en .
 t:wise wdt:P31 wd:Q5 ; rdfs:label "Robert Wise"@en .
+t:vaughn wdt:P31 wd:Q5 ; rdfs:label "Matthew Vaughn"@en .
 t:andrews wdt:P31 wd:Q5 ; rdfs:label "Julie Andrews"@en .
 t:jewison wdt:P31 wd:Q5 ; rdfs:label "Norman Jewison"@en .
 t:pacino wdt:P31 wd:Q5 ; rdfs:label "Al Pacino"@en .
@@ -183,6 +185,42 @@ def test_a_title_starting_with_dots_is_read_whole(agent):
 def test_a_question_after_a_title_mark_is_a_question_of_its_own(agent):
     reply = agent.answer("who directed Star!? and who directed Inside?")
     assert reply.answers == ["Robert Wise", "Norman Jewison"]
+
+
+def test_a_polite_closing_does_not_swallow_an_elliptic_question_before_it(agent):
+    reply = agent.answer("who directed Heat? and Ronin? thank you")
+    assert reply.answers == ["Michael Mann", "John Frankenheimer"]
+
+
+def test_a_greeting_before_a_yes_no_question_keeps_it_a_yes_no_question(agent):
+    reply = agent.answer("hello bot, did Michael Mann direct Heat?")
+    assert reply.text.startswith("Yes")
+
+
+def test_the_fronted_films_of_a_person_are_the_topic_and_the_question_word_at_the_end_asks(agent):
+    reply = agent.answer("the movies written by David Lynch were released in which years")
+    assert set(reply.answers) == {"19 March 1977", "19 September 1986"}
+
+
+def test_a_question_word_ending_the_clause_asks_for_the_author_of_the_source_work(agent):
+    reply = agent.answer("Dune is adapted from whose novel?")
+    assert reply.answers == ["Frank Herbert"]
+
+
+def test_a_weak_cue_asks_for_the_director_and_does_not_speak_against_a_precise_one(agent):
+    assert agent.answer("who is behind Ronin").answers == ["John Frankenheimer"]
+    assert agent.answer("who were the producers behind Paper Castles?").answers == ["David Lynch"]
+
+
+def test_a_word_of_a_title_is_no_comparison_cue(agent):
+    reply = agent.answer("When were Ronin and X-Men: First Class released?")
+    assert set(reply.answers) == {"25 September 1998", "3 June 2011"}
+
+
+def test_a_superlative_with_a_name_the_graph_lacks_is_not_widened_to_the_whole_graph(agent):
+    reply = agent.answer("Which is Kubrick's earliest film?")
+    assert not reply.answers
+    assert "Kubrick" in reply.text
 
 
 def test_a_fronted_title_is_the_subject_of_the_question_after_it(agent):

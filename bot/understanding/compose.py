@@ -28,7 +28,7 @@ from bot.understanding.mentions import Span
 from bot.understanding.quantities import Quantity, quantities
 
 YES_NO_START = frozenset("did does do is was were has have are can could had".split())
-FILLER_START = frozenset("ok okay so hey hi hello yo well question quick please um and but".split())
+FILLER_START = frozenset("ok okay so hey hi hiya hello greetings yo well question quick please um and but bot moviebot there again sorry".split())
 COMPARATIVES = {  # word -> (what is compared, the greater value wins)
     "longer": ("duration", True), "shorter": ("duration", False), "older": ("date", False), "newer": ("date", True),
     "earlier": ("date", False), "later": ("date", True), "younger": ("date", True),
@@ -90,6 +90,14 @@ class Name:
         return range(self.span.tok_start, self.span.tok_end)
 
 
+def global_scope(text: str, toks, a: int, b: int) -> set[int]:
+    """The tokens of the clause's words that say "the whole graph" ("in your database", "of all time")."""
+    found: set[int] = set()
+    for match in GLOBAL_SCOPE.finditer(text, toks[a][1], toks[b - 1][2]):
+        found |= {k for k in range(a, b) if toks[k][1] >= match.start() and toks[k][2] <= match.end()}
+    return found
+
+
 class Composer:
     """Reads the compositional forms of a clause against one KG."""
 
@@ -133,6 +141,8 @@ class Composer:
         clause_text = text[: toks[b - 1][2]]
         quants = [q for q in quantities(clause_text, skip) if q.start >= toks[a][1]]
         first = words[start] if start < len(words) else ""
+        inside = self.title_tokens(text, names)
+        words = [toks[k][0] for k in range(a, b) if k not in inside]  # a title's words cue nothing ("X-Men: First Class")
         reading = None
         if "how" in words and "many" in words or self._count_pivot(words) is not None:
             reading = self._count(text, toks, a, b, names, quants)
@@ -149,6 +159,12 @@ class Composer:
             for q in quants:
                 reading.used |= {k for k in range(a, b) if toks[k][1] >= q.start and toks[k][2] <= q.end}
         return reading
+
+    @staticmethod
+    def title_tokens(text: str, names: list[Name]) -> set[int]:
+        """The tokens of names written as names (several words, or capitalised): their words cue nothing
+        ("X-Men: First Class"); a lowercase word that is also a surname ("shorter") still does."""
+        return {k for n in names if n.span.length > 1 or text[n.span.start].isupper() for k in n.tokens}
 
     def _names(self, text, toks, spans, a, b, name_like) -> list[Name]:
         """The clause's names, longest first and not overlapping; a genre, country or language word counts too
@@ -418,13 +434,16 @@ class Composer:
         return "more" in words and bool(set(words) & (AWARD_COUNT_WORDS | FILM_WORDS | {"screenplays", "scripts"}))
 
     def _comparison(self, text, toks, a, b, names: list[Name], yes_no: bool) -> Composition | None:
-        words = [toks[k][0] for k in range(a, b)]
+        inside = self.title_tokens(text, names)
+        words = [toks[k][0] for k in range(a, b) if k not in inside]
         films = [n for n in names if n.entity.group == "film"]
         people = [n for n in names if n.entity.group == "person"]
         used: set[int] = set()
         relation, greater, count, families = "", True, False, ()
         for k in range(a, b):
             word = toks[k][0]
+            if k in inside:
+                continue
             if word in COMPARATIVES:
                 kind, greater = COMPARATIVES[word]
                 relation = self.relation_of(kind)
@@ -445,7 +464,7 @@ class Composer:
                 break
         if not relation and "first" in words and set(words) & {"came", "come", "released", "out", "premiered"}:
             relation, greater = self.date, False
-            used |= {k for k in range(a, b) if toks[k][0] == "first"}
+            used |= {k for k in range(a, b) if toks[k][0] == "first" and k not in inside}
         if not relation and self._more_money(words):
             relation, greater = self.money, "less" not in words
             used |= {k for k in range(a, b) if toks[k][0] in MONEY_WORDS | MOST}
@@ -595,7 +614,7 @@ class Composer:
         else:
             reading.aggregate = Aggregate(op, relation)
         reading.relations.add(relation)
-        reading.used |= {k for k in range(a, b) if GLOBAL_SCOPE.search(text[toks[k][1] : toks[min(b - 1, k + 3)][2]])}
+        reading.used |= global_scope(text, toks, a, b)
         return reading
 
     @staticmethod
@@ -646,7 +665,7 @@ class Composer:
                 reading.used |= used
                 reading.relations |= set(verb)
         reading.aggregate = Aggregate("count")
-        reading.used |= {k for k in range(a, b) if GLOBAL_SCOPE.search(text[toks[k][1] : toks[min(b - 1, k + 3)][2]])}
+        reading.used |= global_scope(text, toks, a, b)
         return reading
 
     def _filter(self, text, toks, a, b, names, quants) -> Composition | None:

@@ -116,6 +116,9 @@ class Lexicon:
     # a derived relation is evidenced only by its own words, not by those of the relation it goes through
     # ("the source material of X" is the work; "who wrote the novel behind X" its author)
     distinct: dict[str, frozenset[str]] = field(default_factory=dict)
+    # a derived relation -> the cues of the relation it starts with: with a question word that asks for the
+    # derived relation's answer ("adapted from whose novel?") they evidence it
+    through: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def from_bundle(cls, bundle: Bundle, wording: frozenset[str] = frozenset()) -> Lexicon:
@@ -132,9 +135,11 @@ class Lexicon:
         phrases = {p: what for p, what in UNSUPPORTED_PHRASES.items() if not all(w in used for w in p)}
         phrase_words = {w for sets in evidence.values() for words_ in sets for w in words_}  # "behind the camera"
         by_property = {rel.property: name for name, rel in bundle.relations.items() if not rel.derived}
-        distinct = {name: frozenset(cues[name] - set().union(*(cues[by_property[v]] for v in rel.via if v in by_property)))
+        distinct = {name: frozenset(cues[name] - WEAK_CUES - set().union(*(cues[by_property[v]] for v in rel.via if v in by_property)))
                     for name, rel in bundle.relations.items() if rel.derived}
-        return cls(cues, evidence, unsupported, phrases, frozenset(wording) | frozenset(phrase_words), distinct)
+        through = {name: frozenset(cues[by_property[rel.via[0]]]) for name, rel in bundle.relations.items()
+                   if rel.derived and rel.via[0] in by_property}
+        return cls(cues, evidence, unsupported, phrases, frozenset(wording) | frozenset(phrase_words), distinct, through)
 
     @property
     def generic_or_stop(self) -> frozenset[str]:
@@ -175,7 +180,7 @@ class Lexicon:
             if word in STOP or word in GENERIC:
                 continue
             owners = self.relations_of(word)
-            if owners & in_chain:
+            if owners & in_chain or word in WEAK_CUES:
                 continue
             if word in self.unsupported:
                 unsupported.append(self.unsupported[word])
@@ -206,6 +211,10 @@ class Lexicon:
         return bool(chain) and not chain[0].to_value
 
 
+# cue words that evidence a relation but never speak against another one: "the producers behind X", "who made
+# the music for X" (the director is "behind" a film and "made" it, when nothing more precise is said)
+WEAK_CUES = frozenset("behind made make makes making".split())
+
 # what a question's first words say about the kind of its answer
 WH_TYPES = {"who": "person", "whom": "person", "whose": "person", "when": "date", "where": "place"}
 PLACE_GROUPS = frozenset({"country", "place", "location"})  # what a "where" question may be answered with
@@ -222,6 +231,9 @@ TYPE_NOUNS = {
     "story": "work", "stories": "work",
 }
 LIST_REQUESTS = frozenset("list name show give find tell".split())
+# words before the question proper, which say nothing about its answer
+PREAMBLE = frozenset("i was am wondering wonder curious hey hi hello so ok okay well please quick question can could would "
+                     "you do know tell me um just".split())
 # words after a relative "which"/"that" ("the films which starred X"): a verb, not the noun an interrogative asks for
 RELATIVE_FOLLOWERS = frozenset(
     "is are was were has have had did do does starred stars directed wrote written made features featured "
@@ -231,6 +243,10 @@ RELATIVE_FOLLOWERS = frozenset(
 def expected_answer(clause: list[str]) -> str:
     """'person', 'film' or 'date' when the clause's wording says what its answer is ("who ...", "which films ...",
     "what year ..."), else ''."""
+    lead = 0
+    while lead < len(clause) - 1 and clause[lead] in PREAMBLE:
+        lead += 1  # "I was wondering, more movies by ...", "do you know who ..."
+    clause = clause[lead:]
     if not clause:
         return ""
     first = clause[0]
@@ -254,16 +270,28 @@ def expected_answer(clause: list[str]) -> str:
         if later is not None:
             return later  # the films are the topic: "the movies written by X were released in which years"
         return "film"  # "other films from the director of X", "more movies by whoever directed X"
-    return ""
+    return _later_question(clause, 1, asked_only=True) or ""
 
 
-def _later_question(clause: list[str], start: int) -> str | None:
+def _asks_person(clause: list[str], k: int) -> bool:
+    """'... from whose novel', '... directed by who': a question word ending the clause, which can only ask for a
+    person (inside it, "whose directors also directed X" is relative)."""
+    word = clause[k]
+    return word in ("who", "whom") and k == len(clause) - 1 or word == "whose" and k + 2 == len(clause) and clause[k + 1] in TYPE_NOUNS
+
+
+def _later_question(clause: list[str], start: int, asked_only: bool = False) -> str | None:
     """What a question word after a fronted topic asks for ("the movie X, when was it released", "... directed by
     who", "... starred which actors"), or None when there is none. A "who" or "which" before a verb is a relative
-    pronoun ("the director who made X") and asks nothing."""
+    pronoun ("the director who made X") and asks nothing. `asked_only`: only the words that cannot be relative
+    ("Rebecca is adapted from whose novel?")."""
     for k in range(start, len(clause)):
         word = clause[k]
-        if word in ("when", "where") or (word in ("who", "whom") and k == len(clause) - 1):
+        if _asks_person(clause, k):
+            return "person"
+        if asked_only:
+            continue
+        if word in ("when", "where"):
             return WH_TYPES[word]
         if word in ("which", "what") and (k == len(clause) - 1 or clause[k + 1] not in RELATIVE_FOLLOWERS):
             return expected_answer(clause[k:])

@@ -36,7 +36,7 @@ from bot.understanding.classifier import ChainClassifier
 from bot.understanding.compose import COMPOSITION_WORDS, Composer, Composition
 from bot.understanding.conversation import decline_intent, social_intent
 from bot.understanding.cues import question_kind
-from bot.understanding.lexicon import FILM_WORDS, GENERIC, PLACE_GROUPS, SHARE_CUES, STOP, Explanation, Lexicon, expected_answer
+from bot.understanding.lexicon import FILM_WORDS, GENERIC, PLACE_GROUPS, SHARE_CUES, STOP, WEAK_CUES, Explanation, Lexicon, expected_answer
 from bot.understanding.linking import link_span
 from bot.understanding.mentions import IndexMentions, Span
 from bot.understanding.questions import ENT, supported_chains
@@ -55,6 +55,8 @@ EXCLUDING = frozenset({"apart from", "aside from", "except", "except for", "besi
 # words around a name that does not ask anything yet ("The movie Inside, ...", "Apart from Miko Hughes, ...")
 TOPIC_WORDS = frozenset({"the", "a", "an", "about", "so", "ok", "okay", "now", "vs", "versus", "and", "or", "between"}
                         | {w for phrase in EXCLUDING for w in phrase.split()})
+# a closing clause that asks nothing ("... and The Wizard of Oz? thank you"): no question for a topic before it
+POLITENESS = frozenset("thank thanks you thx ty please pls cheers much very so lot a in advance bot".split())
 NAMESAKE_READINGS = 6
 MIN_COMPLETE_PROBABILITY = 0.0005  # a complete reading below this classifier probability is not preferred  # the best readings whose namesake films are told apart before the best is chosen
 TRUST_WITH_UNKNOWN_WORDS = 0.2  # a reading that leaves unknown words is trusted only when the classifier is this sure
@@ -412,14 +414,16 @@ class Understander:
                 cuts.append(k)
         ranges: list[tuple[int, int]] = []
         topic = None
-        for a, b in zip(cuts, cuts[1:] + [len(toks)]):
+        bounds = list(zip(cuts, cuts[1:] + [len(toks)]))
+        for n, (a, b) in enumerate(bounds):
             while a < b and toks[a][0] in ("and", "also", "plus", "then"):
                 a += 1
             if a >= b:
                 continue
             if topic is not None:
                 a, topic = topic, None
-            if b < len(toks) and self._only_a_topic(toks, spans, a, b):
+            polite_next = n + 1 < len(bounds) and all(toks[k][0] in POLITENESS for k in range(*bounds[n + 1]))
+            if b < len(toks) and not polite_next and self._only_a_topic(toks, spans, a, b):
                 topic = a  # "the movie Inside, when was it released": the name is the next question's subject
                 continue
             ranges.append((a, b))
@@ -690,6 +694,8 @@ class Understander:
             return ClauseReading(missing=explanation.unsupported[0], topic_only=composition.entities[0] if composition.entities else None)
         if explanation.other_cues:
             return None
+        if explanation.unknown and not composition.entities:
+            return None  # "Which is Joon-ho's earliest film": an unknown name would widen the question to the whole graph
         return ClauseReading(composition=composition)
 
     def _unclear_words(self, explanation: Explanation) -> str:
@@ -795,6 +801,10 @@ class Understander:
         given = self._answer_type(chain[-1]) if ";" not in candidate.chain else "value"
         if expected and given != expected and given != "value" and not (expected == "place" and given in PLACE_GROUPS):
             explanation = replace(explanation, answer_type=expected)
+        last = chain[-1].relation
+        if expected and expected == given and last in explanation.unevidenced and self.lexicon.through.get(last, frozenset()) & set(content) - WEAK_CUES:
+            # "adapted from whose novel?": the work's words and a question for a person ask for its author
+            explanation = replace(explanation, unevidenced=tuple(r for r in explanation.unevidenced if r != last))
         if expected == given == "date" and chain[-1].relation in explanation.unevidenced:
             # "... and when?": the question word asks for the date itself
             explanation = replace(explanation, unevidenced=tuple(r for r in explanation.unevidenced if r != chain[-1].relation))
