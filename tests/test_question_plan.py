@@ -54,6 +54,7 @@ t:halseries wdt:P31 wd:Q24856 ; rdfs:label "Halloween"@en .
 t:eraser skos:altLabel "Eraser Head"@en . t:blue skos:altLabel "Velours bleu"@en .
 t:wise wdt:P31 wd:Q5 ; rdfs:label "Robert Wise"@en .
 t:vaughn wdt:P31 wd:Q5 ; rdfs:label "Matthew Vaughn"@en .
+t:weathers wdt:P31 wd:Q5 ; rdfs:label "Carl Weathers"@en .
 t:andrews wdt:P31 wd:Q5 ; rdfs:label "Julie Andrews"@en .
 t:jewison wdt:P31 wd:Q5 ; rdfs:label "Norman Jewison"@en .
 t:pacino wdt:P31 wd:Q5 ; rdfs:label "Al Pacino"@en .
@@ -358,3 +359,43 @@ def test_an_ordinal_past_the_films_the_graph_has_is_not_guessed(agent):
 def test_an_alias_links_like_a_label_and_the_reply_shows_the_label(agent):
     reply = agent.answer("Who directed Velours bleu?")
     assert reply.answers == ["David Lynch"] and "Blue Velvet" in reply.text and "Velours" not in reply.text
+
+
+# --- follow-ups that need the previous turn --------------------------------------------------------------
+
+
+def test_that_director_is_the_person_just_answered(chat):
+    assert chat("who directed Eraserhead?").answers == ["David Lynch"]
+    assert "Blue Velvet" in chat("what other movies did that director make?").answers
+
+
+def test_a_singular_they_is_the_one_person_just_answered(chat):
+    assert chat("who wrote Eraserhead?").answers == ["David Lynch"]
+    assert chat("what else did they write?").answers == ["Blue Velvet"]
+
+
+def test_a_correction_after_a_name_not_found_asks_the_question_again_about_the_new_name(chat):
+    assert chat("who directed The Glass Harbour?").answers == []
+    assert chat("sorry, i meant Ronin").answers == ["John Frankenheimer"]
+
+
+def test_name_them_after_a_count_lists_what_was_counted(chat):
+    assert "4" in chat("how many films did David Lynch direct?").text
+    assert set(chat("name them").answers) == {"Dune", "Eraserhead", "The Elephant Man", "Blue Velvet"}
+
+
+def test_any_with_a_person_narrows_the_films_just_listed(chat):
+    assert len(chat("which films star Robert De Niro?").answers) == 3
+    assert set(chat("any with Al Pacino?").answers) == {"Heat", "The Godfather Part II"}
+
+
+def test_a_challenge_is_answered_from_the_graph_and_says_whether_the_user_is_right(chat):
+    assert chat("who directed Heat?").answers == ["Michael Mann"]
+    disputed = chat("are you sure? wasn't it John Frankenheimer?")
+    assert disputed.text.startswith("No") and disputed.answers == ["Michael Mann"]
+    confirmed = chat("wasn't it Michael Mann?")
+    assert confirmed.text.startswith("Yes") and confirmed.answers == ["Michael Mann"]
+
+
+def test_small_talk_near_a_name_by_spelling_only_stays_small_talk(agent):
+    assert agent.answer("what's the weather like today?").kind == Kind.DECLINE

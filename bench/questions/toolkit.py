@@ -187,7 +187,10 @@ class Gen:
         key = fold(text)
         if film is not None and key == fold(self.kg.label(film)):
             return True
-        return key not in self.kg.all_labels() and len(key) >= 4
+        # "Avengers" (for "Avengers: Endgame") also names "The Avengers": a label without its article counts too
+        own = fold(self.kg.label(film)) if film is not None else None
+        bare_labels = {re.sub(r"^(?:the|a|an) ", "", label) for label in self.kg.all_labels() if label != own}
+        return key not in self.kg.all_labels() and key not in bare_labels and len(key) >= 4
 
     def title(self, film: str, tags: list[str], plain: bool = False) -> str:
         """How a person would type the film's title: exact, lowercase, a typo, no article, no subtitle ..."""
@@ -201,13 +204,13 @@ class Gen:
         for sep in (" – ", ": ", " or: "):
             if sep in label:
                 head, _, tail = label.partition(sep)
-                if len(tail.split()) >= 2 and not re.match(r"(Part|Episode|Chapter)\b", tail) and self._free(tail):
+                if len(tail.split()) >= 2 and not re.match(r"(Part|Episode|Chapter)\b", tail) and self._free(tail, film):
                     forms.append(("subtitle", tail, 0.15))
                 if len(head) > 4 and not any(fold(o).startswith(fold(head)) for o in self.kg.film_labels() if fold(o) != fold(label)) \
-                        and self._free(head) and not head[:1].isdigit() and "Episode" not in head:
+                        and self._free(head, film) and not head[:1].isdigit() and "Episode" not in head:
                     forms.append(("head", head, 0.15))
         bare = re.sub(r"[:,.!'’]", "", label).replace(" – ", " ").replace("  ", " ")
-        if bare != label and self._free(bare):
+        if bare != label and self._free(bare, film):
             forms.append(("nopunct", bare.lower(), 0.12))
         slipped = typo_in(label, self.rng)
         if slipped and fold(slipped) not in self.kg.all_labels():

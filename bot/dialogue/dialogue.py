@@ -6,6 +6,10 @@ sees it, and by asking back when the question is ambiguous:
 
 * follow-ups: "And who wrote it?" -> "And who wrote Good Will Hunting?" (pronouns resolve to
   the entities of earlier turns), "What about Milk?" -> the previous question about Milk;
+* follow-ups that stand for a question of the previous turn: "that director" / a singular "they" (the person
+  just answered), "sorry, I meant X" (the question again, about X), "name them" (after "how many ..."), "any
+  with X?" (the films just listed, narrowed), and "are you sure? wasn't it X?" (the question asked again, with
+  whether X is among its answers -- the graph decides, never the insisting user);
 * liked films accumulate across turns ("I also loved Heat") and are added to the next
   recommendation request;
 * clarification: when films of the same title match about equally, or the best match is
@@ -34,12 +38,25 @@ Turn = tuple[Understanding, Facts]
 MAX_OPTIONS = 4
 MAX_LIKED = 12
 
-PRONOUN = re.compile(r"\b(?:(?P<person>he|she|him|her|his|hers)|(?P<film>it|its|that (?:film|movie)|this (?:film|movie))|"
+PRONOUN = re.compile(r"\b(?:(?P<person>he|she|him|her|his|hers|(?:that|this|the same) (?:director|actor|actress|writer|screenwriter|"
+                     r"composer|producer|person|guy|man|woman|filmmaker|author|star))|(?P<film>it|its|that (?:film|movie)|this (?:film|movie))|"
                      r"(?<!of )(?<!among )(?<!from )(?<!between )(?P<plural>they|them))\b", re.I)
 MAX_PLURAL_REFERENTS = 5  # "did they act in it?" names at most this many earlier answers
 WHAT_ABOUT = re.compile(r"^\W*(?:and|but|ok(?:ay)?,?|so)?\s*(?:(?:what|how) about|and|also|same for|now)\s+(?P<name>.+?)\W*$", re.I)
 LIKE_STATEMENT = re.compile(r"\b(?:i|we)\s+(?:also\s+|really\s+|just\s+|do\s+|did\s+|totally\s+)*(?:like|liked|love|loved|enjoy|enjoyed|adore|adored)\b", re.I)
 ACCUMULATE = re.compile(r"\b(also|too|as well|additionally|besides|more)\b", re.I)
+# "sorry, i meant Harry Potter and the Prisoner of Azkaban": the previous question, about another name
+CORRECTION = re.compile(r"^\W*(?:(?:sorry|oops|no|ah|oh|argh|my bad|typo)\W+)*i\s+(?:meant|mean|wanted|was asking about)\s+(?P<name>.+?)\W*$", re.I)
+# "name them" after "how many films did X direct?": the films counted
+LIST_THEM = re.compile(r"^\W*(?:(?:ok(?:ay)?|and|so|great|cool)\W+)*(?:(?:can you |could you |please )?(?:name|list|show|tell|give)"
+                       r"(?: me)? (?:them|those|these|the (?:films|movies)|which)(?: (?:ones|all))?|which ones(?: are they)?|what are they)"
+                       r"(?: please)?\W*$", re.I)
+# "any with Neil Affleck?" after a list of films: those of them with the person
+FILTER_FOLLOW_UP = re.compile(r"^\W*(?:and\s+)?(?:any|anything|which|what|which ones?|any ones?|any of them|which of them)\s+"
+                              r"(?:ones?\s+)?(?P<how>with|starring|featuring|by)\s+(?P<name>.+?)\W*$", re.I)
+# "are you sure? wasn't it Ennio Morricone?": the previous question checked against the name
+CHALLENGE = re.compile(r"^\W*(?:(?:are you sure|really|hm+|hmm+|no|wait|huh)\W+)*(?:wasn'?t it|isn'?t it|was it not|is it not|"
+                       r"i thought it was|i thought it'?s|not)\s+(?P<name>.+?)\W*$", re.I)
 RESET = re.compile(r"^\W*(forget (it|everything|that|what i (said|like[sd]?))|start over|reset|new topic)\W*$", re.I)
 YES = re.compile(r"^\W*(yes|yeah|yep|yup|y|sure|correct|right|exactly|that one|indeed|of course|ja)\b", re.I)
 NO = re.compile(r"^\W*(no|nope|nah|n|neither|none|wrong|not that)\b", re.I)
@@ -124,6 +141,9 @@ class Dialogue:
         statement = self._like_statement(text, memory, notes)
         if statement is not None:
             return _with_note(statement, notes)
+        challenged = self._challenge(text, memory, notes)
+        if challenged is not None:
+            return _with_note(challenged, notes)
         question = self._rewrite(text, memory, notes)
         reply, turn = self._ask(question, memory)
         if question != text and reply.kind in (Kind.UNKNOWN, Kind.ERROR):
@@ -165,7 +185,10 @@ class Dialogue:
             return text
         kind, _ = question_kind(text)
         rewritten = text
-        if memory.conversation.turns:
+        follow_up = self._follow_up(text, memory) if memory.conversation.turns else None
+        if follow_up is not None:
+            rewritten = follow_up
+        elif memory.conversation.turns:
             about = WHAT_ABOUT.match(text)
             named_only = bool(about) and not re.search(r"\babout\b", about.group(0), re.I)
             previous = self._previous_question(memory, about.group("name"), named_only) if about else None
@@ -179,6 +202,63 @@ class Dialogue:
         if rewritten != text:
             notes["rewrite"] = rewritten
         return rewritten
+
+    def _follow_up(self, text: str, memory: RoomMemory) -> str | None:
+        """A follow-up that only makes sense with the previous turn, as the question it stands for."""
+        understanding, facts = memory.conversation.turns[-1]
+        correction = CORRECTION.match(text)
+        if correction:
+            name = correction.group("name")
+            if understanding.kind == Kind.UNKNOWN and understanding.not_found:
+                missing = understanding.not_found[0]  # "who directed The Glass Harbour?" -> "sorry, i meant ..."
+                at = understanding.text.lower().find(missing.lower())
+                if at >= 0:
+                    before = re.sub(r"\b(?:the|a|an)\s+$", "", understanding.text[:at], flags=re.I)  # "The Glass Harbour"
+                    return before + name + understanding.text[at + len(missing) :]
+            previous = self._previous_question(memory, name, named_only=True)
+            if previous is not None:
+                question, start, end = previous
+                return question[:start] + name + question[end:]
+            return None
+        if LIST_THEM.match(text):
+            counted = re.search(r"\bhow many\b", understanding.text, re.I)
+            if counted:  # "how many films did Haneke direct?" -> "which films did Haneke direct?"
+                return understanding.text[: counted.start()] + "which" + understanding.text[counted.end() :]
+            return None
+        narrowed = FILTER_FOLLOW_UP.match(text)
+        if narrowed and sum(self._group(a.iri) == "film" for a in facts.answers if a.iri) >= 2:
+            how = narrowed.group("how").lower()
+            verb = "were directed by" if how == "by" else "star" if how in ("starring", "featuring") else "have"
+            return f"which of those {verb} {narrowed.group('name')}?"
+        return None
+
+    def _challenge(self, text: str, memory: RoomMemory, notes: dict) -> Reply | None:
+        """"Are you sure? Wasn't it X?": the previous question asked again, and whether X is among its answers.
+
+        The reply states the graph's answer either way; nothing is changed because the user insists."""
+        match = CHALLENGE.match(text)
+        if not match or not memory.conversation.turns:
+            return None
+        understanding, facts = memory.conversation.turns[-1]
+        if understanding.kind != Kind.FACTUAL or not facts.answers:
+            return None
+        key = normalize(match.group("name"))
+        ids = self.labels.lookup_any(key) or [i for k, _ in self.labels.fuzzy(key, self.agent.settings.fuzzy_threshold, 1)
+                                              for i in self.labels.lookup_any(k)]
+        if not ids:
+            return None
+        named = {self.labels.iris[i] for i in ids}
+        again, turn = self._ask(understanding.text, memory)
+        if again.kind != Kind.FACTUAL or not again.answers:
+            return None
+        if turn is not None:
+            memory.conversation.turns.append(turn)
+        notes["challenge"] = match.group("name")
+        agrees = any(a.iri in named for a in turn[1].answers) if turn is not None else False
+        label = self.labels.labels[ids[0]]
+        lead = f"Yes — {label} is right. " if agrees else "No, not according to my knowledge graph. "
+        return Reply(lead + again.text, again.kind, answers=again.answers, entities=again.entities, trace=again.trace,
+                     latency_ms=again.latency_ms, facts=again.facts)
 
     def _resolve_pronouns(self, text: str, memory: RoomMemory) -> str:
         """Replace pronouns by the entity they most likely refer to (not inside a title such as "His Girl Friday")."""
@@ -238,6 +318,8 @@ class Dialogue:
         _understanding, facts = memory.conversation.turns[-1]
         options = [self._option(a.iri) for a in facts.answers if a.iri and self.labels.info(a.iri)]
         groups = {self._group(o.iri) for o in options}
+        if len(options) == 1 and groups == {"person"}:
+            return options  # a singular "they": "who wrote Child's Play?" "what else did they write?"
         return options if 2 <= len(options) <= MAX_PLURAL_REFERENTS and len(groups) == 1 else []
 
     def _recent_entity(self, memory: RoomMemory, group: str) -> Option | None:

@@ -254,7 +254,9 @@ class Understander:
         if declined:
             return Understanding(text, Kind.DECLINE, smalltalk=declined, confidence=1.0)
         names = [s for s in spans if self._name_like(toks, s)]
-        intent = social_intent(text, bool(names))
+        # a lowercase word only near a name ("weather" ~ Carl Weathers) does not make small talk a question about it
+        typed_names = [s for s in names if s.fuzzy_score >= 100 or any(c.isupper() for c in text[s.start : s.end])]
+        intent = social_intent(text, bool(typed_names))
         if intent and any(s.fuzzy_score >= 100 and s.length > 1 and any(c.isupper() for c in text[s.start : s.end]) for s in names):
             intent = ""  # "Nice to Meet You" is also a film title: the question is about a name (as typed, capitalised)
         if intent == "off_topic":
