@@ -399,3 +399,9 @@ def test_a_challenge_is_answered_from_the_graph_and_says_whether_the_user_is_rig
 
 def test_small_talk_near_a_name_by_spelling_only_stays_small_talk(agent):
     assert agent.answer("what's the weather like today?").kind == Kind.DECLINE
+
+
+def test_a_genre_after_a_praising_word_is_the_genre_asked_for(agent):
+    reply = agent.answer("any good dramas?")
+    assert reply.kind == Kind.RECOMMENDATION
+    assert reply.answers and set(reply.answers) <= {"...And Justice for All", "Inside", "The Elephant Man", "Blue Velvet"}

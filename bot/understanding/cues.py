@@ -19,7 +19,8 @@ RECOMMEND = re.compile(
     r"if i (like|liked|love|loved|enjoyed)|in the vein of|(are|were) (all )?my fav\w*|what'?s next\b|what(?:'s| is) a good\b|"
     r"looking for (a |an |some )?(good |great |nice |fun )?(films?|movies?|something)\b|something (good |fun |nice )?(with|starring)\b|"
     r"(a|some) (good |great |nice )?\w+ (films?|movies?) (for|to watch) (tonight|today|the weekend|kids|children|a date|date night)\b|"
-    r"\b(scary|funny|sad|romantic|feel[- ]good|light|fun) (films?|movies?|something)\b)",
+    r"\b(scary|funny|sad|romantic|feel[- ]good|light|fun) (films?|movies?|something)\b|"
+    r"^\W*(do you (know|have) |got |know )?any (good|great|decent|nice|fun|cool) \w+)",
     re.I,
 )
 MULTIMEDIA = re.compile(

@@ -72,6 +72,9 @@ def numbers_agree(mention: str, key: str) -> bool:
     """A fuzzy match may fix a typo, never a sequel number: 'toy story 4' is not 'toy story 3'."""
     return numbers_of(mention.split()) == numbers_of(key.split())
 
+# words that praise what is asked for: beside them a short variant is no part of a longer name
+QUALITY_WORDS = frozenset("any good great best nice decent fun cool classic popular famous top".split())
+
 
 class IndexMentions:
     """Exact n-gram matches against the label index, plus residual spans for fuzzy matching."""
@@ -99,9 +102,9 @@ class IndexMentions:
 
     def inside_longer_name(self, words: list[str], start: int, end: int) -> bool:
         """A short variant beside a word that is no question wording is part of another name: 'potter' of
-        'Harry Potter' is not the surname of Ryan Potter."""
+        'Harry Potter' is not the surname of Ryan Potter (but 'westerns' of "any good westerns?" is a genre)."""
         beside = words[start - 1 : start] + words[end : end + 1]
-        return any(w.isalpha() and w not in self.vocabulary for w in beside)
+        return any(w.isalpha() and w not in self.vocabulary and w not in QUALITY_WORDS for w in beside)
 
     def residual_runs(self, toks: list[Token]) -> list[tuple[int, int]]:
         """Token runs made of words the question wording does not explain (allowing inner wording words)."""
