@@ -70,3 +70,30 @@ def test_the_settings_choose_the_store(mini_settings, tmp_path):
     assert isinstance(memory_store(mini_settings, RoomMemory), InProcessMemory)
     shared = memory_store(mini_settings.with_overrides(memory_db=str(tmp_path / "shared.sqlite3")), RoomMemory)
     assert isinstance(shared, SqliteMemory) and shared.path == tmp_path / "shared.sqlite3"
+
+
+
+def _open_store(path: str, barrier, results) -> None:
+    barrier.wait()  # every process opens the file at the same moment
+    try:
+        SqliteMemory(path, RoomMemory)
+        results.put("ok")
+    except sqlite3.OperationalError as exc:
+        results.put(str(exc))
+
+
+def test_replicas_starting_at_once_all_open_a_new_memory_file(tmp_path):
+    """Several processes switching one new file to WAL mode at the same moment: none gives up."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    for attempt in range(4):
+        path = str(tmp_path / f"shared-{attempt}.sqlite3")
+        barrier, results = context.Barrier(6), context.Queue()
+        processes = [context.Process(target=_open_store, args=(path, barrier, results)) for _ in range(6)]
+        for process in processes:
+            process.start()
+        outcomes = [results.get(timeout=60) for _ in processes]
+        for process in processes:
+            process.join()
+        assert outcomes == ["ok"] * 6

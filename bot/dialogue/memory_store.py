@@ -71,11 +71,24 @@ class SqliteMemory:
         with self._connection() as db:
             db.execute("CREATE TABLE IF NOT EXISTS rooms (room TEXT PRIMARY KEY, memory TEXT NOT NULL, saved REAL NOT NULL)")
 
+    def _write_ahead_log(self, db: sqlite3.Connection) -> None:
+        """Switch the file to WAL mode. Two replicas opening a new file at once can both try; the switch does not
+        wait for the busy timeout, so the loser retries until the winner has set it (WAL mode persists in the file)."""
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
     def _connection(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
         if db is None:
             db = sqlite3.connect(self.path, timeout=self.timeout_s)
-            db.execute("PRAGMA journal_mode=WAL")
+            self._write_ahead_log(db)
             db.execute("PRAGMA synchronous=NORMAL")
             self._local.db = db
         return db

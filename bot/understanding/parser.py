@@ -761,8 +761,26 @@ class Understander:
                 score = math.log(max(p, 1e-9)) + prior - (0.0 if plays_role else math.log(ROLE_ODDS))
                 candidate = Candidate(span, entity, chain, p, score, coordinated=groups[id(span)])
                 candidate.explanation = self._explain(toks, a, b, candidate, entity)
+                ignored = self._ignored_names(text, toks, spans, candidate)
+                if ignored:
+                    candidate.explanation = replace(candidate.explanation, other_cues=candidate.explanation.other_cues + ignored)
                 found.append(candidate)
         return found
+
+    def _ignored_names(self, text: str, toks, spans: list[Span], candidate: Candidate) -> tuple[str, ...]:
+        """Other names of the clause, written as names, that the reading leaves out ("Richard Dreyfuss was in Stand
+        by Me - who were the co-stars" read about Dreyfuss alone answers another question)."""
+        used = [candidate.span, *candidate.coordinated]
+        taken = {k for s in used for k in range(s.tok_start, s.tok_end)} | set(candidate.selectors)
+        ignored = []
+        for span in spans:
+            if span.fuzzy_score < 100 or span.length < 2 or any(k in taken for k in range(span.tok_start, span.tok_end)):
+                continue
+            if self._wording_only(toks, span) or not text[span.start].isupper():
+                continue
+            if any(self.kg.labels.groups[i] in ("film", "person") for i in span.ids):
+                ignored.append(span.norm)
+        return tuple(ignored)
 
     def pronoun_candidates(self, text: str, toks: list[Token], a: int, b: int, pronoun: int | None, group: str,
                            referent: LinkedEntity | None) -> list[Candidate]:
