@@ -405,3 +405,16 @@ def test_a_genre_after_a_praising_word_is_the_genre_asked_for(agent):
     reply = agent.answer("any good dramas?")
     assert reply.kind == Kind.RECOMMENDATION
     assert reply.answers and set(reply.answers) <= {"...And Justice for All", "Inside", "The Elephant Man", "Blue Velvet"}
+
+
+def test_film_before_a_relation_noun_makes_a_compound_that_is_asked_for(agent):
+    assert agent.answer("what film genre is Heat").answers == ["crime film"]
+
+
+def test_films_ending_a_statement_after_a_verb_are_the_answer(agent):
+    assert agent.answer("the screenwriter of Eraserhead also wrote movies").answers == ["Blue Velvet"]
+
+
+def test_the_relation_named_before_of_and_a_name_is_the_first_step_from_it(agent):
+    reply = agent.answer("who starred in films for the director of Eraserhead")
+    assert set(reply.answers) == {"Anthony Hopkins", "Dennis Hopper"}

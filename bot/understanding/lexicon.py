@@ -231,6 +231,10 @@ TYPE_NOUNS = {
     "story": "work", "stories": "work",
 }
 LIST_REQUESTS = frozenset("list name show give find tell".split())
+# nouns after "film" that make it a compound ("film genre", "movie language"): the compound is asked for
+COMPOUND_HEADS = frozenset("genre genres language languages type types rating ratings series franchise studio tags tag "
+                           "score scores budget length runtime".split())
+QUESTION_WORDS = frozenset("who whom whose what which when where why how".split())
 # words before the question proper, which say nothing about its answer
 PREAMBLE = frozenset("i was am wondering wonder curious hey hi hello so ok okay well please quick question can could would "
                      "you do know tell me um just".split())
@@ -253,7 +257,10 @@ def expected_answer(clause: list[str]) -> str:
     if first in WH_TYPES:
         return WH_TYPES[first]
     if first in ("which", "what") and len(clause) > 1:
-        for word in clause[1:3]:
+        for k in range(1, min(3, len(clause))):
+            word, after = clause[k], clause[k + 1] if k + 1 < len(clause) else ""
+            if word in TYPE_NOUNS and TYPE_NOUNS[word] == "film" and after in COMPOUND_HEADS:
+                return ""  # "what film genre is X": the genre, not a film
             if word in TYPE_NOUNS:
                 return TYPE_NOUNS[word]
             if word not in ("other", "else", "of", "the", "kind", "some"):
@@ -270,7 +277,12 @@ def expected_answer(clause: list[str]) -> str:
         if later is not None:
             return later  # the films are the topic: "the movies written by X were released in which years"
         return "film"  # "other films from the director of X", "more movies by whoever directed X"
-    return _later_question(clause, 1, asked_only=True) or ""
+    later = _later_question(clause, 1, asked_only=True)
+    verb = clause[-2] if len(clause) > 1 else ""
+    if later is None and clause[-1] in ("films", "movies") and not set(clause) & QUESTION_WORDS and (
+            verb.endswith("ed") or verb in ("wrote", "made", "did", "shot", "written", "done")):
+        return "film"  # "the scriptwriter of X also wrote movies" (but not "genres of X's movies")
+    return later or ""
 
 
 def _asks_person(clause: list[str], k: int) -> bool:

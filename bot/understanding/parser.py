@@ -36,7 +36,18 @@ from bot.understanding.classifier import ChainClassifier
 from bot.understanding.compose import COMPOSITION_WORDS, Composer, Composition
 from bot.understanding.conversation import decline_intent, social_intent
 from bot.understanding.cues import question_kind
-from bot.understanding.lexicon import FILM_WORDS, GENERIC, PLACE_GROUPS, SHARE_CUES, STOP, WEAK_CUES, Explanation, Lexicon, expected_answer
+from bot.understanding.lexicon import (
+    FILM_WORDS,
+    GENERIC,
+    PLACE_GROUPS,
+    QUESTION_WORDS,
+    SHARE_CUES,
+    STOP,
+    WEAK_CUES,
+    Explanation,
+    Lexicon,
+    expected_answer,
+)
 from bot.understanding.linking import link_span
 from bot.understanding.mentions import IndexMentions, Span
 from bot.understanding.questions import ENT, supported_chains
@@ -62,7 +73,6 @@ MIN_COMPLETE_PROBABILITY = 0.0005  # a complete reading below this classifier pr
 TRUST_WITH_UNKNOWN_WORDS = 0.2  # a reading that leaves unknown words is trusted only when the classifier is this sure
 PRONOUNS = {"it": "thing", "its": "thing", "itself": "thing", "he": "person", "him": "person", "his": "person",
             "she": "person", "her": "person", "hers": "person", "they": "any", "them": "any", "their": "any"}
-QUESTION_WORDS = frozenset("who whom whose what which when where why how".split())
 QUESTION_START = frozenset("who whom whose what which when where how why is are was were did does do has have had can could tell name list give show".split())
 LIST_WORDS = frozenset({"and", "or", "both", "as", "well", "also", "plus"})
 ORIGINAL_WORDS = frozenset({"original", "first", "earliest", "oldest", "older", "classic", "earlier"})
@@ -773,11 +783,14 @@ class Understander:
         used = [candidate.span, *candidate.coordinated]
         taken = {k for s in used for k in range(s.tok_start, s.tok_end)} | set(candidate.selectors)
         ignored = []
+        first = min(s.tok_start for s in spans)
         for span in spans:
-            if span.fuzzy_score < 100 or span.length < 2 or any(k in taken for k in range(span.tok_start, span.tok_end)):
+            if span.fuzzy_score < 100 or any(k in taken for k in range(span.tok_start, span.tok_end)):
                 continue
             if self._wording_only(toks, span) or not text[span.start].isupper():
                 continue
+            if span.length == 1 and (span.tok_start == 0 or span.tok_start == first and not text[: span.start].strip()):
+                continue  # one capitalised word opening the message may only be capitalised for that
             if any(self.kg.labels.groups[i] in ("film", "person") for i in span.ids):
                 ignored.append(span.norm)
         return tuple(ignored)
@@ -821,6 +834,10 @@ class Understander:
         given = self._answer_type(chain[-1]) if ";" not in candidate.chain else "value"
         if expected and given != expected and given != "value" and not (expected == "place" and given in PLACE_GROUPS):
             explanation = replace(explanation, answer_type=expected)
+        first = self._first_hop_named(toks, a, candidate)
+        if first and chain[0].relation not in first:
+            # "films for the director of X": the relation named right before the name is the first step from it
+            explanation = replace(explanation, unevidenced=explanation.unevidenced + ("first step",))
         last = chain[-1].relation
         if expected and expected == given and last in explanation.unevidenced and self.lexicon.through.get(last, frozenset()) & set(content) - WEAK_CUES:
             # "adapted from whose novel?": the work's words and a question for a person ask for its author
@@ -829,6 +846,17 @@ class Understander:
             # "... and when?": the question word asks for the date itself
             explanation = replace(explanation, unevidenced=tuple(r for r in explanation.unevidenced if r != chain[-1].relation))
         return explanation
+
+    def _first_hop_named(self, toks, a: int, candidate: Candidate) -> set[str]:
+        """The relations of a noun right before "of <name>" ("the director of X"), else an empty set (also for several
+        asks: "the director, the release year and the running time of X")."""
+        span = candidate.span
+        if span is None or candidate.coordinated or ";" in candidate.chain or span.tok_start - 2 < a or toks[span.tok_start - 1][0] != "of":
+            return set()
+        noun = self.speller(toks[span.tok_start - 2][0])
+        if noun in FILM_WORDS or any(toks[k][0] in FILM_WORDS for k in range(span.tok_end, min(len(toks), span.tok_end + 2))):
+            return set()  # "the release dates of Ana Coto acted films": the name qualifies the films after it
+        return self.lexicon.relations_of(noun)
 
     def _answer_type(self, hop: Hop) -> str:
         """What a chain ending in `hop` answers: 'film', 'person', 'date', another class group, or a value kind."""
