@@ -21,6 +21,7 @@ from bot.kg.store import Node
 SHOWN = 25  # films listed at most (the total is counted)
 RANKED = 500  # matching films ranked by how well known they are before the best known are shown (all of them, up to this many)
 TIES = 10  # rows fetched to find ties for the top value
+ALL_MATCHES = 10000  # matching films fetched unordered and ranked here when there are no more (else RANKED in IRI order)
 
 
 class ComposedAnswers:
@@ -175,34 +176,37 @@ class ComposedAnswers:
         base = {"constraints": [self._described(c) for c in constraints], "said": said}
         if aggregate is not None and aggregate.op == "count":
             query = queries.compose_query("count", bundle, constraints)
-            total = int(self.kg.graph.select(query)[0]["n"].value)
+            films, complete = self._matches(constraints)
+            total = len(films) if complete else int(self.kg.graph.select(query)[0]["n"].value)
             strict = None
             broad = [c for c in constraints if c.op == "in" and len(c.values) > 1 and self._is_genre(c)]
             if broad:
                 narrowed = [replace(c, values=c.values[:1]) if c in broad else c for c in constraints]
                 strict = int(self.kg.graph.select(queries.compose_query("count", bundle, narrowed))[0]["n"].value)
-            sample = self._list(constraints, 5)
+            sample = self._best_known(films, 5)
             return self._facts(understanding, [Answer(str(total))], [], form="count", films=True, total=total, strict=strict,
                                items=[label for _, label in sample], sparql=query, **base)
         if aggregate is not None and aggregate.op == "most":
             exclude = tuple(v for c in constraints if c.op == "in" and aggregate.relation in c.relations for v in c.values)
-            query = queries.compose_query("most", bundle, constraints, **{"$path": queries.relations_path(bundle, (aggregate.relation,)),
-                                                                           "$value_filter": queries.value_filter((), exclude), "$limit": str(TIES)})
-            rows = self.kg.graph.select(query)
+            slots = {"$path": queries.relations_path(bundle, (aggregate.relation,)), "$value_filter": queries.value_filter((), exclude),
+                     "$limit": str(TIES)}
+            query, rows = self._top("most", constraints, slots, "n")
             if not rows:
                 return self._facts(understanding, [], [], form="most", relation=aggregate.relation, empty=True, sparql=query, **base)
             top = int(rows[0]["n"].value)
-            winners = [(r["value"].value, self._label(r["value"].value)) for r in rows if int(r["n"].value) == top and r["value"].is_iri]
+            winners = sorted(((r["value"].value, self._label(r["value"].value)) for r in rows if int(r["n"].value) == top and r["value"].is_iri),
+                             key=lambda w: w[0])
             return self._facts(understanding, [Answer(label, iri) for iri, label in winners], [], form="most", relation=aggregate.relation,
                                count=top, winners=[label for _, label in winners], sparql=query, **base)
         if aggregate is not None and aggregate.op in ("max", "min"):
             return self._ordered(understanding, constraints, aggregate, base)
-        rows = self._list(constraints, SHOWN + 1)
-        total = len(rows)
-        query = queries.compose_query("list", bundle, constraints, **{"$limit": str(max(SHOWN + 1, RANKED))})
-        if total > SHOWN:
+        matches, complete = self._matches(constraints)
+        query = queries.compose_query("list_all" if complete else "list", bundle, constraints,
+                                      **{"$limit": str(ALL_MATCHES + 1 if complete else RANKED)})
+        total = len(matches)
+        if not complete:
             total = int(self.kg.graph.select(queries.compose_query("count", bundle, constraints))[0]["n"].value)
-        films = rows[:SHOWN]
+        films = self._best_known(matches, SHOWN)
         answers = [Answer(label, iri) for iri, label in films]
         facts = [Fact(iri, label, "matches", iri, label, "kg", {"conditions": said}) for iri, label in films]
         return self._facts(understanding, answers, facts, form="films", total=total, sparql=query, **base)
@@ -213,15 +217,14 @@ class ComposedAnswers:
         counting = bool(aggregate.families)
         if counting:
             families = () if aggregate.families == ("*count",) else aggregate.families
-            query = queries.compose_query("order_count", bundle, constraints, **{"$path": path, "$value_filter": queries.value_filter(families),
-                                                                                 "$limit": str(TIES)})
+            query, rows = self._top("order_count", constraints, {"$path": path, "$value_filter": queries.value_filter(families),
+                                                                 "$limit": str(TIES)}, "v")
         else:
             date = bundle.relations[aggregate.relation].kind in ("date", "year")
             key = "STR(?value)" if date else "<http://www.w3.org/2001/XMLSchema#decimal>(?value)"
-            query = queries.compose_query("order", bundle, constraints, **{
+            query, rows = self._top("order", constraints, {
                 "$path": path, "$key": key, "$aggregate": "MAX" if aggregate.op == "max" else "MIN",
-                "$direction": "DESC" if aggregate.op == "max" else "ASC", "$limit": str(TIES)})
-        rows = self.kg.graph.select(query)
+                "$direction": "DESC" if aggregate.op == "max" else "ASC", "$limit": str(TIES)}, "v")
         if not rows:
             return self._facts(understanding, [], [], form="ordered", relation=aggregate.relation, op=aggregate.op, empty=True,
                                counting=counting, sparql=query, **base)
@@ -229,16 +232,35 @@ class ComposedAnswers:
         tied = [r for r in rows if r["v"].value == top] if bundle.relations[aggregate.relation].kind not in ("date", "year") else \
             [r for r in rows if r["v"].value[:10] == top[:10]]
         shown = str(int(float(top))) if counting else self._value(Node(top, False), aggregate.relation)[1]
+        tied.sort(key=lambda r: r["film"].value)
         answers = [Answer(self._label(r["film"].value), r["film"].value) for r in tied]
         facts = [Fact(r["film"].value, self._label(r["film"].value), aggregate.relation, top, shown, "kg") for r in tied]
         return self._facts(understanding, answers, facts, form="ordered", relation=aggregate.relation, op=aggregate.op, value=shown,
                            counting=counting, oscars=counting and aggregate.families != ("*count",), sparql=query, **base)
 
-    def _list(self, constraints: list[Constraint], limit: int) -> list[tuple[str, str]]:
-        """The `limit` best known films that meet the constraints, from the first RANKED of them in IRI order
-        (the same on every engine; all of them when there are fewer)."""
-        query = queries.compose_query("list", self.kg.bundle, constraints, **{"$limit": str(max(limit, RANKED))})
+    def _top(self, name: str, constraints: list[Constraint], slots: dict, key: str) -> tuple[str, list]:
+        """The rows of the `name` query (ordered by `key`, TIES of them) whose top value's ties are all present: the
+        fast *_top form when a row with a smaller value follows the ties, else the IRI-ordered form (the same on every
+        engine)."""
+        query = queries.compose_query(f"{name}_top", self.kg.bundle, constraints, **slots)
+        rows = self.kg.graph.select(query)
+        if rows and all(r[key].value == rows[0][key].value for r in rows) and len(rows) >= TIES:
+            query = queries.compose_query(name, self.kg.bundle, constraints, **slots)
+            rows = self.kg.graph.select(query)
+        return query, rows
+
+    def _matches(self, constraints: list[Constraint]) -> tuple[list[str], bool]:
+        """Films that meet the constraints: all of them (True) when there are at most ALL_MATCHES, else the first
+        RANKED in IRI order (False) -- either way the same on every engine."""
+        query = queries.compose_query("list_all", self.kg.bundle, constraints, **{"$limit": str(ALL_MATCHES + 1)})
         films = [r["film"].value for r in self.kg.graph.select(query) if "film" in r]
+        if len(films) <= ALL_MATCHES:
+            return films, True
+        query = queries.compose_query("list", self.kg.bundle, constraints, **{"$limit": str(RANKED)})
+        return [r["film"].value for r in self.kg.graph.select(query) if "film" in r], False
+
+    def _best_known(self, films: list[str], limit: int) -> list[tuple[str, str]]:
+        """The `limit` best known of `films` (most facts first), with their labels."""
         labels = self.kg.labels
         ranked = sorted(films, key=lambda f: (-(labels.info(f) or ("", "", 0, None))[2], self._label(f), f))[:limit]
         return [(f, self._label(f)) for f in ranked]

@@ -62,7 +62,7 @@ SET_WORDS = frozenset({"those", "them", "these"})
 BEFORE_AFTER = frozenset({"before", "after", "since", "prior"})
 OTHER_WORDS = frozenset({"other", "else", "another", "more"})
 COMPOSITION_WORDS = frozenset(COMPARATIVES) | frozenset(SUPERLATIVES) | MONEY_WORDS | AWARD_COUNT_WORDS | frozenset(
-    "recent often times together both without excluding".split())  # a genre counted with a broader one (besides the labels that contain the broader word)
+    "recent often times together both without excluding hour hours hr hrs minute minutes min mins decade decades".split())  # a genre counted with a broader one (besides the labels that contain the broader word)
 
 
 @dataclass
@@ -107,6 +107,8 @@ class Composer:
         self.bundle = kg.bundle
         self.lexicon = lexicon
         self.wording = wording
+        self._families: dict[str, tuple[str, ...]] = {}  # genre IRI -> the genre and its kinds (the graph is read-only)
+        self._groups: dict[str, list[int]] = {}
         rels = self.bundle.relations
         self.person_relations = [n for n, r in rels.items() if r.value_class == "person"]
         self.by_group = {}
@@ -307,14 +309,21 @@ class Composer:
 
     def genre_family(self, entity: LinkedEntity) -> tuple[str, ...]:
         """A genre read broadly: 'comedy' also counts romantic comedy, black comedy and comedy-drama; 'horror' slashers."""
-        head = entity.label.casefold()
-        out = [entity.iri]
-        for i, (label, group) in enumerate(zip(self.labels.labels, self.labels.groups)):
-            low = label.casefold()
-            if group == entity.group and i != self.labels.by_iri.get(entity.iri):
-                if re.search(rf"\b{re.escape(head)}\b", low) or SUBGENRES.get(low) == head:
+        if entity.iri not in self._families:
+            head = entity.label.casefold()
+            out = [entity.iri]
+            for i in self._members(entity.group):
+                low = self.labels.labels[i].casefold()
+                if i != self.labels.by_iri.get(entity.iri) and (re.search(rf"\b{re.escape(head)}\b", low) or SUBGENRES.get(low) == head):
                     out.append(self.labels.iris[i])
-        return tuple(out)
+            self._families[entity.iri] = tuple(out)
+        return self._families[entity.iri]
+
+    def _members(self, group: str) -> list[int]:
+        """The label index's entities of one class group (a few dozen genres among millions of labels), found once."""
+        if group not in self._groups:
+            self._groups[group] = [i for i, g in enumerate(self.labels.groups) if g == group]
+        return self._groups[group]
 
     def value_constraint(self, name: Name) -> Constraint | None:
         """A genre, country, language, rating, award or series named as a condition on films."""

@@ -72,6 +72,7 @@ def numbers_agree(mention: str, key: str) -> bool:
     """A fuzzy match may fix a typo, never a sequel number: 'toy story 4' is not 'toy story 3'."""
     return numbers_of(mention.split()) == numbers_of(key.split())
 
+DECADE = re.compile(r"^(?:1[89]|20)?\d0s$")  # "80s", "1980s": a time, never part of a misspelt name
 # words that praise what is asked for: beside them a short variant is no part of a longer name
 QUALITY_WORDS = frozenset("any good great best nice decent fun cool classic popular famous top".split())
 
@@ -108,7 +109,7 @@ class IndexMentions:
 
     def residual_runs(self, toks: list[Token]) -> list[tuple[int, int]]:
         """Token runs made of words the question wording does not explain (allowing inner wording words)."""
-        content = [t not in self.vocabulary and not t.isdigit() or (t.isdigit() and len(t) != 4) for t, _, _ in toks]
+        content = [t not in self.vocabulary and not t.isdigit() and not DECADE.match(t) or (t.isdigit() and len(t) != 4) for t, _, _ in toks]
         runs, i = [], 0
         while i < len(toks):
             if not content[i]:
@@ -166,8 +167,9 @@ class IndexMentions:
             runs += [piece for a, b in runs for piece in self.list_pieces(text, toks, a, b)]
         runs += [piece for a, b in runs for piece in self.content_pieces(toks, a, b)]
         for a, b in runs:
-            if all(i in covered for i in range(a, b)):
-                continue
+            content = [i for i in range(a, b) if toks[i][0] not in self.vocabulary and not toks[i][0].isdigit()]
+            if all(i in covered for i in content):
+                continue  # nothing left to misspell: "thriller films longer than 2 hours" once "thriller films" is read
             near = [(a - i, b + j) for i in (0, 1) for j in (0, 1)]
             far = [(a - i, b + j) for i in range(4) for j in range(3) if i > 1 or j > 1]  # "From Here to Eterntiy"
             best = None
