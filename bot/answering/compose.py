@@ -252,10 +252,11 @@ class ComposedAnswers:
     def _matches(self, constraints: list[Constraint]) -> tuple[list[str], bool]:
         """Films that meet the constraints: all of them (True) when there are at most ALL_MATCHES, else the first
         RANKED in IRI order (False) -- either way the same on every engine."""
-        query = queries.compose_query("list_all", self.kg.bundle, constraints, **{"$limit": str(ALL_MATCHES + 1)})
-        films = [r["film"].value for r in self.kg.graph.select(query) if "film" in r]
-        if len(films) <= ALL_MATCHES:
-            return films, True
+        query = queries.compose_query("list_all", self.kg.bundle, constraints, typed=False, **{"$limit": str(ALL_MATCHES + 1)})
+        rows = [r["film"].value for r in self.kg.graph.select(query) if "film" in r]
+        if len(rows) <= ALL_MATCHES:
+            labels = self.kg.labels
+            return [f for f in rows if (labels.info(f) or ("", "", 0, None))[1] == "film"], True  # the class, from the label index
         query = queries.compose_query("list", self.kg.bundle, constraints, **{"$limit": str(RANKED)})
         return [r["film"].value for r in self.kg.graph.select(query) if "film" in r], False
 

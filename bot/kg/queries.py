@@ -100,10 +100,14 @@ def relations_path(bundle: Bundle, relations: tuple[str, ...]) -> str:
     return paths[0] if len(paths) == 1 else "(" + "|".join(paths) + ")"
 
 
-def films_where(bundle: Bundle, constraints) -> str:
-    """The WHERE block of the films that meet every constraint (bot.core.contracts.Constraint)."""
+def films_where(bundle: Bundle, constraints, typed: bool = True) -> str:
+    """The WHERE block of the films that meet every constraint (bot.core.contracts.Constraint). `typed=False` leaves
+    out the film-class test when a constraint binds ?film (the caller checks the class in the label index: on a hub
+    value the class join costs more than the rest of the query)."""
     fragments, _ = compose_templates()
-    parts = [fragments["films"].render({"$type": iri(bundle.type_predicate), "$film_classes": [iri(c) for c in bundle.film_classes]})]
+    binds = any(c.op not in ("not_in", "not_among") for c in constraints)
+    parts = [] if not typed and binds else [
+        fragments["films"].render({"$type": iri(bundle.type_predicate), "$film_classes": [iri(c) for c in bundle.film_classes]})]
     for n, c in enumerate(constraints):
         if c.op == "among":
             parts.insert(0, fragments["among"].render({"$values": [iri(v) for v in c.values]}))  # bound first
@@ -125,10 +129,10 @@ def films_where(bundle: Bundle, constraints) -> str:
     return " ".join(parts)
 
 
-def compose_query(name: str, bundle: Bundle, constraints=(), **slots) -> str:
+def compose_query(name: str, bundle: Bundle, constraints=(), typed: bool = True, **slots) -> str:
     """A compositional query (templates/compose.json) over the films that meet `constraints`."""
     _, queries = compose_templates()
-    return queries[name].render({"$where": films_where(bundle, constraints), **slots})
+    return queries[name].render({"$where": films_where(bundle, constraints, typed), **slots})
 
 
 def value_filter(values: tuple[str, ...], exclude: tuple[str, ...] = ()) -> str:
