@@ -56,7 +56,7 @@ FILTER_FOLLOW_UP = re.compile(r"^\W*(?:and\s+)?(?:any|anything|which|what|which 
                               r"(?:ones?\s+)?(?P<how>with|starring|featuring|by)\s+(?P<name>.+?)\W*$", re.I)
 # "are you sure? wasn't it Ennio Morricone?": the previous question checked against the name
 CHALLENGE = re.compile(r"^\W*(?:(?:are you sure|really|hm+|hmm+|no|wait|huh)\W+)*(?:wasn'?t it|isn'?t it|was it not|is it not|"
-                       r"i thought it was|i thought it'?s|not)\s+(?P<name>.+?)\W*$", re.I)
+                       r"i thought it was|i thought it'?s)\s+(?P<name>.+?)\W*$", re.I)  # not a bare "not ...": "not bad" is no challenge
 RESET = re.compile(r"^\W*(forget (it|everything|that|what i (said|like[sd]?))|start over|reset|new topic)\W*$", re.I)
 YES = re.compile(r"^\W*(yes|yeah|yep|yup|y|sure|correct|right|exactly|that one|indeed|of course|ja)\b", re.I)
 NO = re.compile(r"^\W*(no|nope|nah|n|neither|none|wrong|not that)\b", re.I)
