@@ -166,3 +166,15 @@ def virtuoso_url(server, bundle: Path, graph: str) -> str:
         server.load(load_bundle(bundle), graph)
         server.loaded.add(graph)
     return server.url(graph)
+
+
+def start_synapse(folder: Path):
+    """A private Synapse homeserver in `folder`; fails in CI (and skips elsewhere) when it is not installed."""
+    from bot.chat.synapse import LocalSynapse, synapse_python
+
+    python = synapse_python()
+    if python is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("Synapse is not installed (scripts/setup.sh --test installs it into .cache/synapse-venv)")
+        pytest.skip("Synapse is not installed")
+    return LocalSynapse(folder, python).start()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 
 import pytest
@@ -11,20 +10,16 @@ from nio import AsyncClient, LoginResponse, RoomCreateResponse, RoomMessageNotic
 
 from bot.chat.matrix import MatrixConnector
 from bot.chat.runner import Runner
-from bot.chat.synapse import LocalSynapse, synapse_python
 from bot.dialogue.dialogue import Dialogue
+
+from conftest import start_synapse
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
 def synapse(tmp_path_factory):
-    python = synapse_python()
-    if python is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("Synapse is not installed (scripts/setup.sh --test installs it into .cache/synapse-venv)")
-        pytest.skip("Synapse is not installed")
-    server = LocalSynapse(tmp_path_factory.mktemp("synapse"), python).start()
+    server = start_synapse(tmp_path_factory.mktemp("synapse"))
     server.bot = server.register("moviebot", "bot-password")
     server.ann = server.register("ann", "ann-password")
     yield server

@@ -22,10 +22,9 @@ from nio import AsyncClient, RoomCreateResponse, RoomMessageNotice, RoomMessages
 
 from bot.agent import Agent
 from bot.chat.replicas import Replicas
-from bot.chat.synapse import LocalSynapse, synapse_python
 from bot.core.config import Settings
 
-from conftest import virtuoso_url
+from conftest import start_synapse, virtuoso_url
 
 pytestmark = pytest.mark.e2e
 
@@ -51,12 +50,7 @@ KILL_AFTER = 2  # turns answered in every room before the kill
 
 @pytest.fixture(scope="module")
 def synapse(tmp_path_factory):
-    python = synapse_python()
-    if python is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("Synapse is not installed (scripts/setup.sh --test installs it into .cache/synapse-venv)")
-        pytest.skip("Synapse is not installed")
-    server = LocalSynapse(tmp_path_factory.mktemp("synapse-replicas"), python).start()
+    server = start_synapse(tmp_path_factory.mktemp("synapse-replicas"))
     server.bot = server.register("moviebot", "bot-password")
     server.people = {name: server.register(name, f"{name}-password") for name in PEOPLE}
     yield server

@@ -9,7 +9,7 @@ was said before: pronouns, "what about X?", "the one from 1996" after an ambiguo
 from __future__ import annotations
 
 from demo_graph import Unusable
-from patterns import ABOUT_FILMS, KIND_RECOMMEND, SOCIAL, shared_titles, source_authors, values_of
+from patterns import ABOUT_FILMS, KIND_RECOMMEND, SOCIAL, namesake_values, shared_titles, source_authors, values_of
 from toolkit import Gen, any_, both, bounded, complete, count_terms, durations, either, listing, notany, only, top, winners, years
 
 Turns = list[tuple[str, str]]
@@ -56,12 +56,7 @@ def namesake_pick(g: Gen, size: int | None = None) -> tuple[str, list[str], str,
 
 
 def covering(g: Gen, films: list[str], relation: str) -> str:
-    values: list[str] = []
-    for f in films:
-        found = values_of(g, f, relation)
-        if not found:
-            raise Unusable("a namesake lacks the relation: an answer could not cover every film")
-        values += [v for v in found if v not in values]
+    values = namesake_values(g, films, relation)
     if len(values) > 30:
         raise Unusable("cannot cover")
     return either("clarify", listing(values))

@@ -1028,16 +1028,22 @@ AMB_OPEN = {"director": ["who directed {t}?", "Who is the director of {t}"], "ye
             "duration": ["how long is {t}?"], "screenwriter": ["who wrote the screenplay of {t}?"]}
 
 
-def amb_open(g: Gen) -> Row:
-    title = g.pick(sorted(shared_titles(g)), limit=1)
-    films = shared_titles(g)[title]
-    relation = g.pick(list(AMB_OPEN), limit=2)
+def namesake_values(g: Gen, films: list[str], relation: str) -> list[str]:
+    """The relation's values over every film of a shared title, in order (an answer must cover them all)."""
     values: list[str] = []
     for f in films:
         found = values_of(g, f, relation)
         if not found:
             raise Unusable("a namesake lacks the relation: an answer could not cover every film")
         values += [v for v in found if v not in values]
+    return values
+
+
+def amb_open(g: Gen) -> Row:
+    title = g.pick(sorted(shared_titles(g)), limit=1)
+    films = shared_titles(g)[title]
+    relation = g.pick(list(AMB_OPEN), limit=2)
+    values = namesake_values(g, films, relation)
     if relation == "cast" and len(values) > 30:
         raise Unusable("too long to cover")
     tags = [f"rel={relation}", f"namesakes={len(films)}", "open"]
