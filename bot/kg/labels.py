@@ -13,9 +13,11 @@ import bisect
 import pickle
 import re
 from collections import defaultdict
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from rapidfuzz import fuzz, process
 
 from bot.core.text import normalize
@@ -28,6 +30,78 @@ GROUP_PRIORITY = ("film", "person")
 _YEAR = re.compile(r"^(-?\d{4})")
 
 
+class _SortedKeys:
+    """Lookups by binary search over a sorted list of strings (the read-only maps below)."""
+
+    __slots__ = ("keys",)
+
+    def _find(self, key) -> int:
+        if not isinstance(key, str):
+            return -1
+        i = bisect.bisect_left(self.keys, key)
+        return i if i < len(self.keys) and self.keys[i] == key else -1
+
+    def __contains__(self, key) -> bool:
+        return self._find(key) >= 0
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+class SortedIds(_SortedKeys, Mapping[str, list[int]]):
+    """A read-only map from strings to entity ids: a sorted key list and one flat id array.
+
+    The saved form of `by_norm` and `variants`. A dict of millions of keys costs seconds to
+    unpickle (every key hashed and inserted, every id list a container the garbage collector then
+    walks); a list of strings and two numpy arrays load in a fraction of that, and a lookup is a
+    binary search (a few microseconds)."""
+
+    __slots__ = ("starts", "ids")
+
+    def __init__(self, mapping: Mapping[str, Sequence[int]]):
+        self.keys = sorted(mapping)
+        sizes = np.fromiter((len(mapping[k]) for k in self.keys), dtype=np.int64, count=len(self.keys))
+        self.starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        self.ids = np.fromiter((i for k in self.keys for i in mapping[k]), dtype=np.int32, count=int(self.starts[-1]))
+
+    def __getstate__(self):
+        return self.keys, self.starts, self.ids
+
+    def __setstate__(self, state):
+        self.keys, self.starts, self.ids = state
+
+    def __getitem__(self, key: str) -> list[int]:
+        i = self._find(key)
+        if i < 0:
+            raise KeyError(key)
+        return self.ids[self.starts[i] : self.starts[i + 1]].tolist()
+
+
+class SortedPositions(_SortedKeys, Mapping[str, int]):
+    """A read-only map from each string of a sorted list to its position: `by_iri` as a binary search
+    over the entities' IRIs (which the index keeps sorted), so it costs no memory and no load time."""
+
+    __slots__ = ()
+
+    def __init__(self, keys: list[str]):
+        self.keys = keys
+
+    def __getstate__(self):
+        return self.keys
+
+    def __setstate__(self, state):
+        self.keys = state
+
+    def __getitem__(self, key: str) -> int:
+        i = self._find(key)
+        if i < 0:
+            raise KeyError(key)
+        return i
+
+
 @dataclass
 class LabelIndex:
     iris: list[str] = field(default_factory=list)
@@ -35,9 +109,10 @@ class LabelIndex:
     groups: list[str] = field(default_factory=list)  # class group per entity ("" if none)
     degree: list[int] = field(default_factory=list)
     years: list[int | None] = field(default_factory=list)
-    by_norm: dict[str, list[int]] = field(default_factory=dict)  # normalised label or alias -> entity ids
-    variants: dict[str, list[int]] = field(default_factory=dict)  # generated variant -> entity ids (no label says it)
-    by_iri: dict[str, int] = field(default_factory=dict)
+    # a dict while built (and in tests), a SortedIds / SortedPositions once saved and loaded
+    by_norm: Mapping[str, list[int]] = field(default_factory=dict)  # normalised label or alias -> entity ids
+    variants: Mapping[str, list[int]] = field(default_factory=dict)  # generated variant -> entity ids (no label says it)
+    by_iri: Mapping[str, int] = field(default_factory=dict)
     max_tokens: int = 1
     # per entity, a bit per (relation, side) it takes part in: bit 2*r for subject, 2*r+1 for object
     roles: list[int] = field(default_factory=list)
@@ -79,6 +154,16 @@ class LabelIndex:
         hits = process.extract(norm, keys, scorer=fuzz.ratio, processor=None, score_cutoff=threshold, limit=limit)
         return [(key, score) for key, score, _ in hits]
 
+    def starting_with(self, prefix: str) -> list[int]:
+        """The entities with a label or alias that starts with `prefix` (normalised), without a scan of every label."""
+        keys = self.by_norm.keys if isinstance(self.by_norm, SortedIds) else sorted(self.by_norm)
+        found = []
+        at = bisect.bisect_left(keys, prefix)
+        while at < len(keys) and keys[at].startswith(prefix):
+            found.extend(i for i in self.by_norm[keys[at]] if i not in found)
+            at += 1
+        return found
+
     def has_role(self, idx: int, relation: str, side: str) -> bool:
         """Whether entity `idx` is the subject ("s") or object ("o") of some `relation` triple."""
         bit = self.role_bits.get((relation, side))
@@ -95,7 +180,13 @@ class LabelIndex:
         return self.labels[idx], self.groups[idx], self.degree[idx], self.years[idx]
 
     def save(self, path: Path) -> None:
+        """Pickle the index in its compact read-only form (see SortedIds)."""
         state = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+        for name in ("by_norm", "variants"):
+            if not isinstance(state[name], SortedIds):
+                state[name] = SortedIds(state[name])
+        if all(self.by_iri.get(iri) == i for i, iri in enumerate(self.iris)) and all(a < b for a, b in zip(self.iris, self.iris[1:])):
+            state["by_iri"] = SortedPositions(self.iris)  # pickled as a reference to the same list
         with open(path, "wb") as fh:
             pickle.dump(state, fh, protocol=pickle.HIGHEST_PROTOCOL)
 

@@ -120,8 +120,7 @@ class Composer:
         self.duration = self._number_relation({"long", "runtime", "minutes", "duration"})
         self.money = self._number_relation({"gross", "grossed", "money", "box", "office", "earn"})
         self.award = self.by_group.get("award", "")
-        self.oscars = tuple(sorted(self.labels.iris[i] for i, (label, group) in enumerate(zip(self.labels.labels, self.labels.groups))
-                                   if group == "award" and label.casefold().startswith("academy award")))
+        self.oscars = tuple(sorted(self.labels.iris[i] for i in self.labels.starting_with("academy award") if self.labels.groups[i] == "award"))
 
     def _number_relation(self, cues: set[str]) -> str:
         best = max(((len(self.lexicon.cues.get(n, frozenset()) & cues), n) for n, r in self.bundle.relations.items() if r.kind == "number"),
