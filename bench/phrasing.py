@@ -97,8 +97,10 @@ def audit(text: str, facts: Facts, template: str, labels, generic: set[str]) -> 
     flags = [f"number {n}" for n in sorted(numbers(text) - allowed_numbers)]
     allowed = f" {normalize(allowed_text)} "
     shown = normalize(text).split()
-    # words inside a mention of the facts' own names and titles are that mention, not another entity
+    # words inside a mention of the facts' own names and titles are that mention, not another entity, and
+    # words inside a relation's own noun ("cast" in "cast members", "original" in "original language") are that noun
     known = [normalize(x) for x in [*(a.label for a in facts.answers), *(e.label for e in facts.topic), *(f.value_label for f in facts.facts)]]
+    known += [g for g in generic if " " in g]
     inside = [False] * len(shown)
     for name in filter(None, known):
         size = len(name.split())
@@ -131,6 +133,7 @@ class Tally:
     flagged: list[tuple[str, str, list[str]]] = field(default_factory=list)
     llm_flagged_n: int = 0
     rejected: list[tuple[str, str, list[str]]] = field(default_factory=list)
+    stopped: list[tuple[str, str]] = field(default_factory=list)  # (template, why the grammar stopped the model)
     examples: list[tuple[str, str]] = field(default_factory=list)
     threads: Counter = field(default_factory=Counter)  # threads each generation ran with
     problems: Counter = field(default_factory=Counter)  # why the guard rejected outputs, by kind
@@ -175,6 +178,9 @@ def measure(agent: Agent, questions: list[str], tally: Tally, label: str) -> Non
             tally.problems.update({problem_kind(p) for p in step.detail.get("llm_problems", [])})
         elif mode.startswith(("timeout", "error")):
             tally.paths[mode.split(":")[0]] += 1
+        elif mode.startswith("stopped"):
+            tally.paths["stopped: left the grammar"] += 1
+            tally.stopped.append((template.text, mode.removeprefix("stopped: ")))
         else:
             tally.paths["template by policy"] += 1
             tally.policy[mode] += 1
@@ -232,6 +238,10 @@ def report(tally: Tally, rss: dict, load: tuple[float, float], threads: int) -> 
     print(f"memory (RSS): agents without the model {rss['before']:.0f} MB, with the model loaded and primed {rss['model']:.0f} MB"
           f" (+{rss['model'] - rss['before']:.0f} MB), after every answer {rss['after']:.0f} MB, peak {rss['peak']:.0f} MB")
     print(f"load average (1 min) at start / end: {load[0]:.1f} / {load[1]:.1f} on 2 cores — wall times include the neighbours, CPU times do not")
+    if tally.stopped:
+        print("\nstopped where the model wanted to leave the grammar, the first few (template: why):")
+        for template, why in tally.stopped[:8]:
+            print(f"  {template[:90]!r}: {why}")
     if tally.rejected:
         print("\nrejected by the guard, the first few of each problem (question: model output, problems):")
         shown: Counter = Counter()

@@ -15,7 +15,8 @@ import pytest
 from bot.agent import Agent
 from bot.core.config import Settings
 from bot.generation.phrasing.guard import find_phrase, phrase_key
-from bot.generation.phrasing.model import GenerationTimeout, LocalModel, ModelUnavailable, default_model_parts, load_model
+from bot.generation.phrasing.grammar import sentence_grammar
+from bot.generation.phrasing.model import GRAMMAR_MIN_MASS, GenerationTimeout, LocalModel, ModelUnavailable, default_model_parts, load_model
 from bot.generation.phrasing.prompt import PRIMER, task_for
 from bot.generation.templates import template_sentence
 
@@ -70,10 +71,14 @@ def test_the_model_is_loaded_once_per_process(llm_agent, llm_settings):
     assert load_model(llm_settings) is llm_agent.phraser.model
 
 
+def _facts_and_template(agent: Agent, question: str):
+    facts = agent.handlers["factual"](agent.understander.understand(question), None)
+    return facts, template_sentence(facts, agent.kg.bundle)
+
+
 def _messages(agent: Agent, question: str) -> list[dict]:
-    understanding = agent.understander.understand(question)
-    facts = agent.handlers["factual"](understanding, None)
-    task, _ = task_for(facts, template_sentence(facts, agent.kg.bundle), agent.kg.bundle)
+    facts, template = _facts_and_template(agent, question)
+    task, _ = task_for(facts, template, agent.kg.bundle)
     return task.messages()
 
 
@@ -159,17 +164,47 @@ def test_a_corrupt_gguf_file_is_refused(tmp_path, llm_settings):
 
 
 def test_the_grammar_keeps_the_model_to_the_words_it_allows(llm_agent):
-    """With 'directed' excluded the model cannot write its favourite sentence, yet still names the facts."""
-    from bot.generation.phrasing.grammar import SentenceShape, sentence_grammar
+    """With 'direct' excluded the model cannot write its favourite sentence: forced on, it still names the
+    facts without any word that starts with 'direct'; by default it is stopped and says what it wanted."""
+    from bot.generation.phrasing.grammar import SentenceShape
+    from bot.generation.phrasing.model import LeftTheGrammar
 
     model = llm_agent.phraser.model
     messages = _messages(llm_agent, "Who directed Good Will Hunting?")
     free = model.chat(messages, 48, 120.0).text
     assert "directed" in free
-    shape = SentenceShape("Good Will Hunting", ("Gus Van Sant",), excluded=frozenset({"directed", "direct", "director"}))
-    constrained = model.chat(messages, 48, 120.0, grammar=sentence_grammar(shape)).text
+    grammar = sentence_grammar(SentenceShape("Good Will Hunting", ("Gus Van Sant",), excluded=frozenset({"direct", "director"})))
+    model.grammar_min_mass = 0.0
+    try:
+        constrained = model.chat(messages, 48, 120.0, grammar=grammar).text
+    finally:
+        model.grammar_min_mass = GRAMMAR_MIN_MASS
     assert "Good Will Hunting" in constrained and "Gus Van Sant" in constrained and constrained.endswith(".")
-    assert not {"directed", "direct", "director"} & {w.strip(".,").lower() for w in constrained.split()}
+    assert not any(w.strip(".,").lower().startswith("direct") for w in constrained.split()), constrained
+    with pytest.raises(LeftTheGrammar, match="direct"):
+        model.chat(messages, 48, 120.0, grammar=grammar)
+
+
+@pytest.mark.parametrize("question", ["Who directed Good Will Hunting?", "What is the genre of Milk?"])
+def test_masking_the_top_candidates_writes_what_the_grammar_over_the_whole_vocabulary_writes(llm_agent, question):
+    """GrammarMask only asks the grammar about the best tokens; greedy decoding then picks the same token
+    as llama.cpp's grammar sampler over all ~150,000 (which is several times slower)."""
+    from llama_cpp import LlamaGrammar
+
+    phraser = llm_agent.phraser
+    facts, template = _facts_and_template(llm_agent, question)
+    task, _ = task_for(facts, template, llm_agent.kg.bundle)
+    grammar = sentence_grammar(phraser.shape(task, facts, template.text))
+    model = phraser.model
+    model.grammar_min_mass = 0.0
+    try:
+        masked = model.chat(task.messages(), 48, 120.0, grammar=grammar).text
+    finally:
+        model.grammar_min_mass = GRAMMAR_MIN_MASS
+    with model._lock:
+        whole = model._llm.create_chat_completion(task.messages(), temperature=0.0, max_tokens=48, stop=["\n"],
+                                                  grammar=LlamaGrammar.from_string(grammar, verbose=False))["choices"][0]["message"]["content"]
+    assert masked == whole and masked.endswith(".")
 
 
 def test_every_phrased_answer_keeps_to_the_grammar_of_its_facts(llm_agent):
@@ -201,7 +236,9 @@ def _second_gguf(tmp_path_factory):
 
 def test_any_gguf_configured_by_path_loads_with_its_chat_format_and_phrases(mini_agent, cache_dir, tmp_path_factory):
     path = _second_gguf(tmp_path_factory)
-    settings = Settings(kg=mini_agent.settings.kg, cache_dir=str(cache_dir), features=("phrasing",), llm_model=str(path), llm_time_budget_s=120.0)
+    # unconstrained, so that whatever the second model writes reaches the guard (the grammar may stop it)
+    settings = Settings(kg=mini_agent.settings.kg, cache_dir=str(cache_dir), features=("phrasing",), llm_model=str(path), llm_time_budget_s=120.0,
+                        llm_grammar=False)
     agent = Agent(mini_agent.kg, settings)
     agent.load_features()
     assert agent.phraser is not None and agent.wait_ready(300)

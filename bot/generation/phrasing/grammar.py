@@ -18,6 +18,7 @@ The guard still checks the result: the grammar narrows what can be written, the 
 
 from __future__ import annotations
 
+import itertools
 import json
 import string
 from dataclasses import dataclass, field
@@ -44,11 +45,13 @@ class _Node:
 
 
 def word_rules(excluded: set[str], name: str = "word") -> list[str]:
-    """Rules for any lower-case ASCII word except those in `excluded`: the complement of a trie.
+    """Rules for any lower-case ASCII word that does not start with a word in `excluded`.
 
-    A node's rule matches the rest of a word whose prefix led there: stop (when the prefix is a
-    word that is not excluded), a letter that leaves the trie followed by any letters, or a
-    letter of the trie followed by that child's rule."""
+    A node's rule matches the rest of a word whose prefix led there: stop, a letter that leaves
+    the trie followed by any letters, or a letter of the trie followed by that child's rule; the
+    letter that would complete an excluded word is no option at all. Excluding the longer words
+    too ("notable" with "not") costs little, and a model that wanted "directed" cannot write
+    "directedby" instead."""
     root = _Node()
     for word in excluded:
         if word and all(c in LETTERS for c in word):
@@ -67,9 +70,10 @@ def word_rules(excluded: set[str], name: str = "word") -> list[str]:
         if others:
             options.append(f"[{others}] [a-z]*")
         for c, child in sorted(node.children.items()):
-            options.append(f'"{c}" {rule(child, depth + 1)}')
+            if not child.end:
+                options.append(f'"{c}" {rule(child, depth + 1)}')
         body = " | ".join(options) if options else "[a-z]+"
-        can_stop = depth > 0 and not node.end
+        can_stop = depth > 0
         rules.append(f"{rule_name} ::= ({body}){'?' if can_stop else ''}")
         return rule_name
 
@@ -92,6 +96,17 @@ class SentenceShape:
     max_items: int = 8  # words (or names, numbers) between the topic and the values, and after them
 
 
+def value_forms(value: str) -> list[str]:
+    """How a value may be written: as the KG has it, a short one in lower case ("a comedy film"), a
+    lower-case tag with capitals ("Woody Allen" for the tag "woody allen"). The guard compares folded words."""
+    forms = [value]
+    if len(value.split()) <= 2:
+        forms.append(value.lower())
+    if value.islower():
+        forms.append(string.capwords(value))
+    return forms
+
+
 def sentence_grammar(shape: SentenceShape) -> str:
     """The GBNF grammar of the sentences `shape` allows."""
     names = [n for n in shape.names if n not in shape.values and n != shape.topic]
@@ -106,8 +121,10 @@ def sentence_grammar(shape: SentenceShape) -> str:
     if shape.topic:
         lines.append(f"topic ::= {literal(shape.topic)} possessive?")
     if shape.values:
-        lines.append("values ::= " + " join ".join(f"v{i}" for i in range(len(shape.values))))
-        lines += [f"v{i} ::= {literal(v)}" for i, v in enumerate(shape.values)]
+        # a few values in any order ("a mystery and drama film"), a longer list in the order of the facts
+        orders = itertools.permutations(range(len(shape.values))) if len(shape.values) <= 3 else [range(len(shape.values))]
+        lines.append("values ::= " + " | ".join("(" + " join ".join(f"v{i}" for i in order) + ")" for order in orders))
+        lines += [f"v{i} ::= {alternatives(value_forms(v))}" for i, v in enumerate(shape.values)]
         lines.append('join ::= ", " | " and " | ", and "')
         core = "topic mid values | values mid topic" if shape.topic else "values"
     else:
@@ -120,7 +137,7 @@ def sentence_grammar(shape: SentenceShape) -> str:
         start = f"({alternatives(shape.opener)}) sp (item sp){{0,4}} ({core})" if shape.opener else f"(lead)? ({core})"
     rules = [
         f"root ::= ({start}) tail {end}",
-        "lead ::= opener (sp item){0,4} sp",
+        "lead ::= opener (sp item){0,6} sp",
         f"opener ::= {alternatives(OPENERS)}",
         f"mid ::= sp (item sp){{0,{shape.max_items}}}",
         f"tail ::= (sp item){{0,{shape.max_items}}}",

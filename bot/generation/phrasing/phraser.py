@@ -19,7 +19,7 @@ from bot.core.config import Settings
 from bot.core.contracts import Facts, Sentence
 from bot.generation.phrasing.grammar import SentenceShape, sentence_grammar
 from bot.generation.phrasing.guard import NEGATIONS, FaithfulnessGuard, Verdict, words
-from bot.generation.phrasing.model import GenerationTimeout, LocalModel
+from bot.generation.phrasing.model import GenerationTimeout, LeftTheGrammar, LocalModel
 from bot.generation.phrasing.prompt import PRIMER, PhrasingTask, task_for
 from bot.generation.templates import paragraph
 from bot.kg.bundle import Bundle
@@ -109,6 +109,9 @@ class Phraser:
             log.warning("phrasing fell back to the template: %s", exc)
             detail["llm"] = f"timeout: {exc}"
             return sentence
+        except LeftTheGrammar as exc:
+            detail["llm"] = f"stopped: {exc}"
+            return sentence
         except Exception as exc:  # noqa: BLE001 - out of memory, a broken model: the template still answers
             log.warning("phrasing fell back to the template: the model failed (%s)", exc)
             detail["llm"] = f"error: {exc}"
@@ -127,7 +130,8 @@ class Phraser:
         question and the template, none of the words the guard would reject."""
         names = {*task.names, *(a.label for a in facts.answers if a.label not in task.listed)}
         names |= {f.subject_label for f in facts.facts} | {f.value_label for f in facts.facts if f.value_label not in task.listed}
-        names |= set(re.findall(r"\b[A-Z][\w'-]*(?: [A-Z][\w'-]*)*", facts.question))  # capitalised words of the question
+        for text in (facts.question, template):  # capitalised words of the question and the template ("IMDb")
+            names |= set(re.findall(r"\b[A-Z][\w'-]*(?: [A-Z][\w'-]*)*", text))
         names -= set(task.listed) | set(task.values) | {task.topic}
         draft = task.replaces or template
         numbers = {m.group() for text in (draft, facts.question, task.suffix) for m in re.finditer(r"\d+(?:[.,]\d+)*", text)}

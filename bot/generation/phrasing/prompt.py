@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from bot.core.contracts import Facts, Hop, Sentence
 from bot.core.kinds import Kind, spec
 from bot.core.text import join_labels
-from bot.generation.phrasing.guard import words
+from bot.generation.phrasing.guard import relation_cues, words
 from bot.generation.sentences import LIST_INLINE, LIST_LIMIT, shown
 from bot.generation.templates import COMPARATIVE_WORDS, describe_chain, display_name, measure, path_phrase
 
@@ -171,8 +171,10 @@ def task_for(facts: Facts, template: Sentence, bundle) -> tuple[PhrasingTask | N
     names = tuple(dict.fromkeys([*facts.extra.get("path", []), *(display_name(e) for e in facts.topic)]))
     claim: tuple[str, ...] = ()
     if len(facts.chain) > 1:  # the sentence keeps the path as the template says it, and what the values are
-        topic = path_phrase(facts, bundle).removeprefix("the ")
-        claim = (last.noun, last.plural) if last else ()
+        # the path without its head noun: "films written by X" and "the movie written by X" both keep "written by X"
+        topic = re.sub(r"^(?:the )?(?:\d+ )?(?:films?|movies?) ", "", path_phrase(facts, bundle))
+        # the relation's noun, or a word that says it ("starred" for the cast)
+        claim = (last.noun, last.plural, *last.synonyms, *sorted(relation_cues(bundle).get(last.name, ()))) if last else ()
     if long_list:
         return PhrasingTask(facts.question, facts.kind, topic, asked, (), value_noun, sources, template.text, listed=values, names=names,
                             claim=claim), ""
