@@ -14,8 +14,8 @@ import pytest
 
 from bot.agent import Agent
 from bot.core.config import Settings
-from bot.generation.phrasing.guard import find_phrase, phrase_key
 from bot.generation.phrasing.grammar import sentence_grammar
+from bot.generation.phrasing.guard import find_phrase, phrase_key
 from bot.generation.phrasing.model import GRAMMAR_MIN_MASS, GenerationTimeout, LocalModel, ModelUnavailable, default_model_parts, load_model
 from bot.generation.phrasing.prompt import PRIMER, task_for
 from bot.generation.templates import template_sentence
