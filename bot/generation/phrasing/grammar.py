@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 LETTERS = string.ascii_lowercase
 # words a sentence about facts can start with, besides the names
-OPENERS = ("The", "This", "These", "It", "Its", "In", "On", "According", "Among", "Both", "All", "As", "With", "From", "For", "There", "Since", "If", "Here", "Films", "Movies")
+OPENERS = ("The", "A", "An", "This", "These", "It", "Its", "In", "On", "According", "Among", "Both", "All", "As", "With", "From", "For", "There", "Since", "If", "Here", "Films", "Movies")
 
 
 def literal(text: str) -> str:
@@ -45,13 +45,13 @@ class _Node:
 
 
 def word_rules(excluded: set[str], name: str = "word") -> list[str]:
-    """Rules for any lower-case ASCII word that does not start with a word in `excluded`.
+    """Rules for any lower-case ASCII word except those in `excluded`: the complement of a trie.
 
-    A node's rule matches the rest of a word whose prefix led there: stop, a letter that leaves
-    the trie followed by any letters, or a letter of the trie followed by that child's rule; the
-    letter that would complete an excluded word is no option at all. Excluding the longer words
-    too ("notable" with "not") costs little, and a model that wanted "directed" cannot write
-    "directedby" instead."""
+    A node's rule matches the rest of a word whose prefix led there: stop (when the prefix is a
+    word that is not excluded), a letter that leaves the trie followed by any letters, or a
+    letter of the trie followed by that child's rule. Longer words stay allowed ("films" with
+    "film" excluded); a model that wanted an excluded word and would glue it to the next one
+    ("directedby") is stopped by GrammarMask, whose candidates then lose their probability."""
     root = _Node()
     for word in excluded:
         if word and all(c in LETTERS for c in word):
@@ -70,10 +70,9 @@ def word_rules(excluded: set[str], name: str = "word") -> list[str]:
         if others:
             options.append(f"[{others}] [a-z]*")
         for c, child in sorted(node.children.items()):
-            if not child.end:
-                options.append(f'"{c}" {rule(child, depth + 1)}')
+            options.append(f'"{c}" {rule(child, depth + 1)}')
         body = " | ".join(options) if options else "[a-z]+"
-        can_stop = depth > 0
+        can_stop = depth > 0 and not node.end
         rules.append(f"{rule_name} ::= ({body}){'?' if can_stop else ''}")
         return rule_name
 
