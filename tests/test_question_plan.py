@@ -48,7 +48,7 @@ t:ronin wdt:P31 wd:Q11424 ; rdfs:label "Ronin"@en ; wdt:P57 t:frankenheimer ; wd
 t:godfather wdt:P31 wd:Q11424 ; rdfs:label "The Godfather Part II"@en ; wdt:P57 t:coppola ; wdt:P161 t:pacino, t:deniro ;
   wdt:P577 "1974-12-20"^^xsd:date ; wdt:P2047 "202"^^xsd:decimal ; wdt:P136 t:crime .
 t:firstclass wdt:P31 wd:Q11424 ; rdfs:label "X-Men: First Class"@en ; wdt:P57 t:vaughn ; wdt:P577 "2011-06-03"^^xsd:date .
-t:dunebook wdt:P31 wd:Q8261 ; rdfs:label "Dune"@en ; wdt:P50 t:herbert .
+t:dunebook wdt:P31 wd:Q8261 ; rdfs:label "Dune"@en ; wdt:P50 t:herbert ; wdt:P136 t:scifi .
 t:hal78 wdt:P179 t:halseries . t:hal07 wdt:P179 t:halseries .
 t:halseries wdt:P31 wd:Q24856 ; rdfs:label "Halloween"@en .
 t:eraser skos:altLabel "Eraser Head"@en . t:blue skos:altLabel "Velours bleu"@en .
@@ -418,3 +418,31 @@ def test_films_ending_a_statement_after_a_verb_are_the_answer(agent):
 def test_the_relation_named_before_of_and_a_name_is_the_first_step_from_it(agent):
     reply = agent.answer("who starred in films for the director of Eraserhead")
     assert set(reply.answers) == {"Anthony Hopkins", "Dennis Hopper"}
+
+
+# --- what the compositional queries cost -------------------------------------------------
+
+
+def _sparql(reply: Reply) -> str:
+    return next(t for t in reply.trace if t.stage == "retrieve").detail["sparql"]
+
+
+def test_a_condition_on_a_relation_only_films_have_needs_no_class_test_but_one_a_novel_has_keeps_it(agent):
+    assert "director" in agent.kg.labels.film_only and "genre" not in agent.kg.labels.film_only  # the novel Dune has a genre
+    lynch = agent.answer("how many films did David Lynch direct?")
+    assert "4" in lynch.text and "P31" not in _sparql(lynch)
+    scifi = agent.answer("how many science fiction films are there?")
+    assert "1 film" in scifi.text and "P31" in _sparql(scifi)  # the film Dune, not the novel
+
+
+def test_many_matches_list_the_same_best_known_films_whether_fetched_or_checked_in_batches(agent, monkeypatch):
+    """Past ALL_MATCHES, the graph's best known films are checked against the conditions in batches instead."""
+    from bot.answering import compose
+
+    questions = ["drama films", "films from the 70s", "how many crime films are there?", "films longer than 2 hours"]
+    fetched = [agent.answer(q).text for q in questions]
+    monkeypatch.setattr(compose, "ALL_MATCHES", 1)
+    monkeypatch.setattr(compose, "FAME_BATCH", 1)  # batches of 1, 4, 16 films
+    checked = [agent.answer(q) for q in questions]
+    assert [r.text for r in checked] == fetched
+    assert ["VALUES ?film {" in _sparql(r) for r in checked] == [True, True, False, True]  # the lists; a count shows its COUNT

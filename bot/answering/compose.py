@@ -19,9 +19,39 @@ from bot.kg import queries
 from bot.kg.store import Node
 
 SHOWN = 25  # films listed at most (the total is counted)
-RANKED = 500  # matching films ranked by how well known they are before the best known are shown (all of them, up to this many)
 TIES = 10  # rows fetched to find ties for the top value
-ALL_MATCHES = 10000  # matching films fetched unordered and ranked here when there are no more (else RANKED in IRI order)
+ALL_MATCHES = 1000  # matching films fetched and ranked here when there are no more (else the best known are checked in batches)
+FAME_BATCH = 200  # the graph's best known films checked at first against the conditions of a hub value
+
+
+def best_matching_films(kg, constraints, limit: int) -> tuple[list[tuple[str, str]], int, str]:
+    """The `limit` best known films (most facts first, then label and IRI) that meet `constraints`, with their labels;
+    how many films meet them; and the query that found the films shown.
+
+    The store counts the matches. At most ALL_MATCHES of them are fetched and ranked here; more (a genre with
+    thousands of films) would cost more to transfer than to find, so instead the graph's best known films are
+    checked against the constraints in growing batches (a VALUES block of IRIs), until `limit` of them match:
+    the first matches in that order are the best known ones. Either way the answer is the same on every engine."""
+    film_only = kg.labels.film_only
+    total = int(kg.graph.select(queries.compose_query("count", kg.bundle, constraints, film_only))[0]["n"].value)
+    labels = kg.labels
+    if total <= ALL_MATCHES:
+        query = queries.compose_query("list_all", kg.bundle, constraints, film_only, **{"$limit": str(total + 1)})
+        films = {r["film"].value for r in kg.graph.select(query) if "film" in r} if total else set()
+        ranked = sorted((labels.by_iri[f] for f in films if f in labels.by_iri),
+                        key=lambda i: (-labels.degree[i], labels.labels[i], labels.iris[i]))
+        return [(labels.iris[i], labels.labels[i]) for i in ranked[:limit]], total, query
+    by_fame = labels.films_by_fame()
+    found: list[int] = []
+    start, size, query = 0, FAME_BATCH, ""
+    while start < len(by_fame) and len(found) < limit:
+        batch = by_fame[start : start + size]
+        among = Constraint((), "among", tuple(labels.iris[i] for i in batch))
+        query = queries.compose_query("list_all", kg.bundle, [among, *constraints], film_only, **{"$limit": str(len(batch) + 1)})
+        hits = {r["film"].value for r in kg.graph.select(query) if "film" in r}
+        found += [i for i in batch if labels.iris[i] in hits]
+        start, size = start + size, size * 4
+    return [(labels.iris[i], labels.labels[i]) for i in found[:limit]], total, query
 
 
 class ComposedAnswers:
@@ -175,15 +205,13 @@ class ComposedAnswers:
         said = [c.said for c in constraints]
         base = {"constraints": [self._described(c) for c in constraints], "said": said}
         if aggregate is not None and aggregate.op == "count":
-            query = queries.compose_query("count", bundle, constraints)
-            films, complete = self._matches(constraints)
-            total = len(films) if complete else int(self.kg.graph.select(query)[0]["n"].value)
+            sample, total, _ = best_matching_films(self.kg, constraints, 5)
+            query = self._query("count", constraints)
             strict = None
             broad = [c for c in constraints if c.op == "in" and len(c.values) > 1 and self._is_genre(c)]
             if broad:
                 narrowed = [replace(c, values=c.values[:1]) if c in broad else c for c in constraints]
-                strict = int(self.kg.graph.select(queries.compose_query("count", bundle, narrowed))[0]["n"].value)
-            sample = self._best_known(films, 5)
+                strict = self._count(narrowed)
             return self._facts(understanding, [Answer(str(total))], [], form="count", films=True, total=total, strict=strict,
                                items=[label for _, label in sample], sparql=query, **base)
         if aggregate is not None and aggregate.op == "most":
@@ -200,13 +228,7 @@ class ComposedAnswers:
                                count=top, winners=[label for _, label in winners], sparql=query, **base)
         if aggregate is not None and aggregate.op in ("max", "min"):
             return self._ordered(understanding, constraints, aggregate, base)
-        matches, complete = self._matches(constraints)
-        query = queries.compose_query("list_all" if complete else "list", bundle, constraints,
-                                      **{"$limit": str(ALL_MATCHES + 1 if complete else RANKED)})
-        total = len(matches)
-        if not complete:
-            total = int(self.kg.graph.select(queries.compose_query("count", bundle, constraints))[0]["n"].value)
-        films = self._best_known(matches, SHOWN)
+        films, total, query = best_matching_films(self.kg, constraints, SHOWN)
         answers = [Answer(label, iri) for iri, label in films]
         facts = [Fact(iri, label, "matches", iri, label, "kg", {"conditions": said}) for iri, label in films]
         return self._facts(understanding, answers, facts, form="films", total=total, sparql=query, **base)
@@ -242,29 +264,18 @@ class ComposedAnswers:
         """The rows of the `name` query (ordered by `key`, TIES of them) whose top value's ties are all present: the
         fast *_top form when a row with a smaller value follows the ties, else the IRI-ordered form (the same on every
         engine)."""
-        query = queries.compose_query(f"{name}_top", self.kg.bundle, constraints, **slots)
+        query = self._query(f"{name}_top", constraints, **slots)
         rows = self.kg.graph.select(query)
         if rows and all(r[key].value == rows[0][key].value for r in rows) and len(rows) >= TIES:
-            query = queries.compose_query(name, self.kg.bundle, constraints, **slots)
+            query = self._query(name, constraints, **slots)
             rows = self.kg.graph.select(query)
         return query, rows
 
-    def _matches(self, constraints: list[Constraint]) -> tuple[list[str], bool]:
-        """Films that meet the constraints: all of them (True) when there are at most ALL_MATCHES, else the first
-        RANKED in IRI order (False) -- either way the same on every engine."""
-        query = queries.compose_query("list_all", self.kg.bundle, constraints, typed=False, **{"$limit": str(ALL_MATCHES + 1)})
-        rows = [r["film"].value for r in self.kg.graph.select(query) if "film" in r]
-        if len(rows) <= ALL_MATCHES:
-            labels = self.kg.labels
-            return [f for f in rows if (labels.info(f) or ("", "", 0, None))[1] == "film"], True  # the class, from the label index
-        query = queries.compose_query("list", self.kg.bundle, constraints, **{"$limit": str(RANKED)})
-        return [r["film"].value for r in self.kg.graph.select(query) if "film" in r], False
+    def _query(self, name: str, constraints, **slots) -> str:
+        return queries.compose_query(name, self.kg.bundle, constraints, self.kg.labels.film_only, **slots)
 
-    def _best_known(self, films: list[str], limit: int) -> list[tuple[str, str]]:
-        """The `limit` best known of `films` (most facts first), with their labels."""
-        labels = self.kg.labels
-        ranked = sorted(films, key=lambda f: (-(labels.info(f) or ("", "", 0, None))[2], self._label(f), f))[:limit]
-        return [(f, self._label(f)) for f in ranked]
+    def _count(self, constraints) -> int:
+        return int(self.kg.graph.select(self._query("count", constraints))[0]["n"].value)
 
     def _is_genre(self, constraint: Constraint) -> bool:
         rel = self.kg.bundle.relations.get(constraint.relations[0]) if constraint.relations else None

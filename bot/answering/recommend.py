@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bot.answering.compose import best_matching_films
 from bot.answering.embeddings.space import EmbeddingSpace, space_for
 from bot.core.contracts import Answer, Fact, Facts, LinkedEntity, Understanding
 from bot.core.features import Contribution, Feature
@@ -326,11 +327,7 @@ class Recommender:
 
     def _films_meeting(self, constraints, limit: int) -> list[tuple[str, str]]:
         """The best-known films (most connected in the graph) that meet every condition."""
-        kg = self.agent.kg
-        rows = kg.graph.select(queries.compose_query("list", kg.bundle, constraints, **{"$limit": "500"}))
-        films = [r["film"].value for r in rows if "film" in r and r["film"].value in kg.labels.by_iri]
-        films.sort(key=lambda f: (-kg.labels.degree[kg.labels.by_iri[f]], kg.labels.label_of(f)))
-        return [(f, kg.labels.label_of(f)) for f in films[:limit]]
+        return best_matching_films(self.agent.kg, constraints, limit)[0]
 
     def _same_titles(self, films: list[LinkedEntity]) -> set[int]:
         """Film-matrix positions of the liked films and of every film with the same title (remakes, duplicates)."""

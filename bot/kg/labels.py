@@ -117,6 +117,8 @@ class LabelIndex:
     # per entity, a bit per (relation, side) it takes part in: bit 2*r for subject, 2*r+1 for object
     roles: list[int] = field(default_factory=list)
     role_bits: dict[tuple[str, str], int] = field(default_factory=dict)  # (relation name, "s"|"o") -> bit
+    # relations whose every film-side node is typed as a film: a condition on one needs no class test in SPARQL
+    film_only: frozenset[str] = frozenset()
 
     @property
     def keys_by_length(self) -> tuple[list[str], list[int]]:
@@ -163,6 +165,14 @@ class LabelIndex:
             found.extend(i for i in self.by_norm[keys[at]] if i not in found)
             at += 1
         return found
+
+    def films_by_fame(self) -> list[int]:
+        """The films, best known first (most facts, then label and IRI): the order answers list films in."""
+        ranked = getattr(self, "_films_by_fame", None)
+        if ranked is None:
+            films = [i for i, group in enumerate(self.groups) if group == "film"]
+            ranked = self._films_by_fame = sorted(films, key=lambda i: (-self.degree[i], self.labels[i], self.iris[i]))
+        return ranked
 
     def has_role(self, idx: int, relation: str, side: str) -> bool:
         """Whether entity `idx` is the subject ("s") or object ("o") of some `relation` triple."""
@@ -241,15 +251,22 @@ def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
     degree: dict[str, int] = defaultdict(int)
     roles: dict[str, int] = defaultdict(int)
     role_bits: dict[tuple[str, str], int] = {}
+    film_only: set[str] = set()
     for rel in bundle.relations.values():
+        film_side = "s" if rel.direction == "forward" else "o"
+        only_films = True
         for side in ("s", "o"):
             bit = role_bits[rel.name, side] = len(role_bits)
             for row in graph.select(queries.role_counts(rel, side)):
                 node = row.get(side)
+                if side == film_side and (node is None or not node.is_iri or groups.get(node.value) != "film"):
+                    only_films = False
                 if node is not None and node.is_iri:
                     if not rel.derived:  # its triples are counted under the relations it is made of
                         degree[node.value] += int(row["n"].value)
                     roles[node.value] |= 1 << bit
+        if only_films:
+            film_only.add(rel.name)
         tick()
     years: dict[str, int] = {}
     date_rel = bundle.date_relation
@@ -290,4 +307,5 @@ def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
     index.by_norm = dict(by_norm)
     index.variants = {key: ids for key, ids in variants.items() if key not in by_norm}
     index.role_bits = role_bits
+    index.film_only = frozenset(film_only)
     return index

@@ -100,23 +100,33 @@ def relations_path(bundle: Bundle, relations: tuple[str, ...]) -> str:
     return paths[0] if len(paths) == 1 else "(" + "|".join(paths) + ")"
 
 
-def films_where(bundle: Bundle, constraints, typed: bool = True) -> str:
-    """The WHERE block of the films that meet every constraint (bot.core.contracts.Constraint). `typed=False` leaves
-    out the film-class test when a constraint binds ?film (the caller checks the class in the label index: on a hub
-    value the class join costs more than the rest of the query)."""
+def films_where(bundle: Bundle, constraints, film_only: frozenset[str] = frozenset()) -> str:
+    """The WHERE block of the films that meet every constraint (bot.core.contracts.Constraint).
+
+    `film_only`: the relations whose every film-side node is a film (LabelIndex.film_only). When a constraint on
+    such relations binds ?film, or ?film is one of given films, the film-class test says nothing and is left out:
+    on a hub value (a genre with thousands of films) that join costs more than the rest of the query."""
     fragments, _ = compose_templates()
-    binds = any(c.op not in ("not_in", "not_among") for c in constraints)
-    parts = [] if not typed and binds else [
+    binds_films = any(c.op == "among" or (c.op not in ("not_in", "not_among") and c.relations and set(c.relations) <= film_only)
+                      for c in constraints)
+    parts = [] if binds_films else [
         fragments["films"].render({"$type": iri(bundle.type_predicate), "$film_classes": [iri(c) for c in bundle.film_classes]})]
+    among = []  # given films come first of all: Oxigraph joins in written order, and 200 IRIs checked one by one
+    # against the other conditions cost under a millisecond where starting from a genre's thousands of films costs 30
+    given = any(c.op == "among" for c in constraints)
     for n, c in enumerate(constraints):
         if c.op == "among":
-            parts.insert(0, fragments["among"].render({"$values": [iri(v) for v in c.values]}))  # bound first
+            among.append(fragments["among"].render({"$values": [iri(v) for v in c.values]}))
             continue
         if c.op == "not_among":
             parts.append(fragments["not_among"].render({"$values": ", ".join(iri(v) for v in c.values)}))
             continue
         slots = {"$n": str(n), "$path": relations_path(bundle, c.relations)}
-        if c.op == "in":  # bound values first: an engine that joins in written order (Oxigraph) starts from them, not from every film
+        if c.op == "in" and len(c.values) == 1:  # bound values first: an engine that joins in written order (Oxigraph)
+            parts.insert(0, fragments["is"].render({**slots, "$value": iri(c.values[0])}))  # starts from them, not from every film
+        elif c.op == "in" and given:
+            parts.append(fragments["in_given"].render({**slots, "$values": ", ".join(iri(v) for v in c.values)}))
+        elif c.op == "in":
             slots["$values"] = [iri(v) for v in c.values]
             parts.insert(0, fragments["in"].render(slots))
         elif c.op == "not_in":
@@ -126,13 +136,13 @@ def films_where(bundle: Bundle, constraints, typed: bool = True) -> str:
             parts.append(fragments["year"].render({**slots, "$op": COMPARISONS[c.op], "$literal": literal(int(float(c.values[0])))}))
         else:
             parts.append(fragments["number"].render({**slots, "$op": COMPARISONS[c.op], "$literal": literal(float(c.values[0]))}))
-    return " ".join(parts)
+    return " ".join(among + parts)
 
 
-def compose_query(name: str, bundle: Bundle, constraints=(), typed: bool = True, **slots) -> str:
+def compose_query(name: str, bundle: Bundle, constraints=(), film_only: frozenset[str] = frozenset(), **slots) -> str:
     """A compositional query (templates/compose.json) over the films that meet `constraints`."""
     _, queries = compose_templates()
-    return queries[name].render({"$where": films_where(bundle, constraints, typed), **slots})
+    return queries[name].render({"$where": films_where(bundle, constraints, film_only), **slots})
 
 
 def value_filter(values: tuple[str, ...], exclude: tuple[str, ...] = ()) -> str:
