@@ -96,7 +96,7 @@ def audit(text: str, facts: Facts, template: str, labels, generic: set[str]) -> 
     allowed_numbers = numbers(allowed_text) | {str(e.year) for e in facts.topic if e.year} | {str(len(facts.answers))}
     flags = [f"number {n}" for n in sorted(numbers(text) - allowed_numbers)]
     allowed = f" {normalize(allowed_text)} "
-    shown = normalize(text).split()
+    shown = normalize(re.sub(r"'s\b", "", text)).split()  # a possessive is no tag "s"
     # words inside a mention of the facts' own names and titles are that mention, not another entity, and
     # words inside a relation's own noun ("cast" in "cast members", "original" in "original language") are that noun
     known = [normalize(x) for x in [*(a.label for a in facts.answers), *(e.label for e in facts.topic), *(f.value_label for f in facts.facts)]]

@@ -185,6 +185,45 @@ def test_the_grammar_keeps_the_model_to_the_words_it_allows(llm_agent):
         model.chat(messages, 48, 120.0, grammar=grammar)
 
 
+def _grammar_accepts(model: LocalModel, grammar: str, text: str) -> bool:
+    """Whether llama.cpp's grammar engine lets `text` be written and then ended (token by token, as decoding would)."""
+    import ctypes
+
+    from llama_cpp import llama_cpp as low
+
+    llm = model._llm
+    sampler = low.llama_sampler_init_grammar(low.llama_model_get_vocab(llm.model), grammar.encode(), b"root")
+
+    def allowed(token: int) -> bool:
+        data = (low.llama_token_data * 1)(low.llama_token_data(token, 0.0, 0.0))
+        low.llama_sampler_apply(sampler, ctypes.byref(low.llama_token_data_array(data=data, size=1, selected=-1, sorted=False)))
+        return data[0].logit > float("-inf")
+
+    try:
+        for token in llm.tokenize(text.encode(), add_bos=False, special=False):
+            if not allowed(token):
+                return False
+            low.llama_sampler_accept(sampler, token)
+        return allowed(llm.token_eos())
+    finally:
+        low.llama_sampler_free(sampler)
+
+
+def test_a_sentence_must_say_the_claim_the_guard_requires_wherever_it_puts_it(llm_agent):
+    """A multi-hop sentence must say what its values are ("genre"): before the topic, between it and the values, or after."""
+    from bot.generation.phrasing.grammar import SentenceShape
+
+    model = llm_agent.phraser.model
+    grammar = sentence_grammar(SentenceShape("directed by Gus Van Sant", ("drama film",), claim=("genre", "genres")))
+    for text in ["The genre of the films directed by Gus Van Sant is drama film.",
+                 "The films directed by Gus Van Sant are in the genre drama film.",
+                 "The films directed by Gus Van Sant are drama film, as their genre."]:
+        assert _grammar_accepts(model, grammar, text), text
+    for text in ["The films directed by Gus Van Sant are drama film.", "The genre of the films is drama film.",
+                 "The genre of the films directed by Gus Van Sant is comedy."]:
+        assert not _grammar_accepts(model, grammar, text), text
+
+
 @pytest.mark.parametrize("question", ["Who directed Good Will Hunting?", "What is the genre of Milk?"])
 def test_masking_the_top_candidates_writes_what_the_grammar_over_the_whole_vocabulary_writes(llm_agent, question):
     """GrammarMask only asks the grammar about the best tokens; greedy decoding then picks the same token

@@ -93,6 +93,7 @@ class SentenceShape:
     opener: tuple[str, ...] = ()  # the sentence must start with one of these ("Yes", "According to the crowd")
     topic_first: bool = False  # nothing but the opener before the topic (a comparison's winner is its subject)
     max_items: int = 8  # words (or names, numbers) between the topic and the values, and after them
+    claim: tuple[str, ...] = ()  # one of these must occur ("genre" / "genres": what the values are; "longer")
 
 
 def value_forms(value: str) -> list[str]:
@@ -125,17 +126,39 @@ def sentence_grammar(shape: SentenceShape) -> str:
         lines.append("values ::= " + " | ".join("(" + " join ".join(f"v{i}" for i in order) + ")" for order in orders))
         lines += [f"v{i} ::= {alternatives(value_forms(v))}" for i, v in enumerate(shape.values)]
         lines.append('join ::= ", " | " and " | ", and "')
-        core = "topic mid values | values mid topic" if shape.topic else "values"
-    else:
-        core = "topic" if shape.topic else "item"
     end = '":"' if shape.lead_in else '")"? "."'
-    if shape.topic_first:
-        core = "topic mid values" if shape.values else "topic"
-        start = f"({alternatives(shape.opener)}) sp ({core})" if shape.opener else f"({core})"
+
+    def core(mid: str) -> str:
+        if shape.topic_first:
+            return f"topic {mid} values" if shape.values else "topic"
+        if shape.values:
+            return f"topic {mid} values | values {mid} topic" if shape.topic else "values"
+        return "topic" if shape.topic else "item"
+
+    def start(before: str, mid: str) -> str:
+        """The sentence up to the tail; `before` = "leadc" puts the claim before the topic."""
+        if shape.topic_first:
+            return f"({alternatives(shape.opener)}) sp ({core(mid)})" if shape.opener else f"({core(mid)})"
+        if shape.opener:
+            words_before = "(item sp){0,4}" if before == "lead" else "(item sp){0,4} claim sp (item sp){0,4}"
+            return f"({alternatives(shape.opener)}) sp {words_before} ({core(mid)})"
+        return f"(lead)? ({core(mid)})" if before == "lead" else f"leadc ({core(mid)})"
+
+    if shape.claim:  # the claim in the words before the topic, between the topic and the values, or after both
+        forms = [f"({start('lead', 'mid')}) tailc"]
+        if "mid" in core("mid"):
+            forms.append(f"({start('lead', 'midc')}) tail")
+        if not shape.topic_first:
+            forms.append(f"({start('leadc', 'mid')}) tail")
+        lines += [f"claim ::= {alternatives(shape.claim)}",
+                  "leadc ::= opener (sp item){0,6} sp claim (sp item){0,6} sp",
+                  f"midc ::= sp (item sp){{0,{shape.max_items}}} claim sp (item sp){{0,{shape.max_items}}}",
+                  f"tailc ::= (sp item){{0,{shape.max_items}}} sp claim (sp item){{0,{shape.max_items}}}"]
+        root = f"root ::= ({' | '.join(forms)}) {end}"
     else:
-        start = f"({alternatives(shape.opener)}) sp (item sp){{0,4}} ({core})" if shape.opener else f"(lead)? ({core})"
+        root = f"root ::= ({start('lead', 'mid')}) tail {end}"
     rules = [
-        f"root ::= ({start}) tail {end}",
+        root,
         "lead ::= opener (sp item){0,6} sp",
         f"opener ::= {alternatives(OPENERS)}",
         f"mid ::= sp (item sp){{0,{shape.max_items}}}",

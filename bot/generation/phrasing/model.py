@@ -389,6 +389,12 @@ class GrammarMask:
         allowed = self._allowed(best, scores)
         odds = np.exp(scores[best] - scores[best].max())
         mass = float(odds[np.isin(best, allowed)].sum() / odds.sum())
+        if not allowed.size and mass >= self.min_mass:  # (with min_mass 0) ask about every token
+            allowed = self._allowed(np.arange(len(scores)), scores)
+            if not allowed.size:  # a dead end: no token continues the grammar, and llama.cpp aborts on one it rejects
+                self.left = f"the grammar allows no token after {self._piece_text(input_ids[self._start :])!r}"
+                masked[self._end] = 0.0
+                return masked
         if mass < self.min_mass:
             wanted = self._piece_text([best[np.argmax(scores[best])]])
             written = self._piece_text(input_ids[self._start :])

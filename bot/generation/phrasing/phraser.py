@@ -140,7 +140,7 @@ class Phraser:
         said = {f for _, f in words(template)}
         excluded = self.guard.forbidden_words(facts, template) | (NEGATIONS - said) | set(task.opposite)
         return SentenceShape(task.topic, task.values, tuple(sorted(n for n in names if n)), tuple(sorted(numbers)), frozenset(excluded),
-                             lead_in=task.lead_in, opener=task.opener, topic_first=task.topic_first,
+                             lead_in=task.lead_in, opener=task.opener, topic_first=task.topic_first, claim=task.claim,
                              max_items=max(3, min(12, (task.max_words - len(words(" ".join([task.topic, *task.values])))) // 2)))
 
 
