@@ -10,7 +10,7 @@ the guard used to reject is never written in the first place:
   sentence about the cast), negations ("not", "never") and KG names the facts lack ("drama");
   the trie of excluded words becomes a grammar for its complement;
 * for a sentence: the topic and every value occur, the values as one list in their order
-  ("A, B and C"); for a lead-in: the topic occurs, no value does, and it ends with a colon;
+  ("A, B and C"); for a lead-in: the topic occurs, no value does, and it ends with a colon (or a full stop, which becomes one);
 * the text ends at the first full stop (or colon), so there is exactly one sentence.
 
 The guard still checks the result: the grammar narrows what can be written, the guard judges it.
@@ -126,7 +126,7 @@ def sentence_grammar(shape: SentenceShape) -> str:
         lines.append("values ::= " + " | ".join("(" + " join ".join(f"v{i}" for i in order) + ")" for order in orders))
         lines += [f"v{i} ::= {alternatives(value_forms(v))}" for i, v in enumerate(shape.values)]
         lines.append('join ::= ", " | " and " | ", and "')
-    end = '":"' if shape.lead_in else '")"? "."'
+    end = '(":" | ".")' if shape.lead_in else '")"? "."'  # a lead-in's full stop becomes the list's colon (PhrasingTask.assemble)
 
     def core(mid: str) -> str:
         if shape.topic_first:
