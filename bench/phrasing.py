@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from metaqa_accuracy import SHARED, dev_questions, metaqa_settings  # noqa: E402
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # noqa: E402
 
 from bot.agent import Agent  # noqa: E402
 from bot.core.config import DEFAULT_KG, load_settings  # noqa: E402
@@ -110,8 +111,8 @@ def audit(text: str, facts: Facts, template: str, labels, generic: set[str]) -> 
     for n in range(1, min(labels.max_tokens, 8) + 1):
         for i in range(len(shown) - n + 1):
             gram = " ".join(shown[i : i + n])
-            if any(inside[i : i + n]) or gram in generic or gram in allowed_numbers:
-                continue
+            if any(inside[i : i + n]) or gram in generic or gram in allowed_numbers or set(shown[i : i + n]) <= ENGLISH_STOP_WORDS:
+                continue  # "the other" is English before it is the title of a MetaQA film
             if labels.lookup(gram) and f" {gram} " not in allowed:
                 flags.append(f"label {gram!r}")
     return flags

@@ -436,7 +436,8 @@ def test_a_condition_on_a_relation_only_films_have_needs_no_class_test_but_one_a
 
 
 def test_many_matches_list_the_same_best_known_films_whether_fetched_or_checked_in_batches(agent, monkeypatch):
-    """Past ALL_MATCHES, the graph's best known films are checked against the conditions in batches instead."""
+    """Past ALL_MATCHES, the graph's best known films are checked against the conditions in batches instead; sparse
+    matches are fetched, and past MANY_MATCHES the first RANKED in IRI order are ranked (all of them on this small KG)."""
     from bot.answering import compose
 
     questions = ["drama films", "films from the 70s", "how many crime films are there?", "films longer than 2 hours"]
@@ -446,3 +447,7 @@ def test_many_matches_list_the_same_best_known_films_whether_fetched_or_checked_
     checked = [agent.answer(q) for q in questions]
     assert [r.text for r in checked] == fetched
     assert ["VALUES ?film {" in _sparql(r) for r in checked] == [True, True, False, True]  # the lists; a count shows its COUNT
+    monkeypatch.setattr(compose, "FAME_CHECKS", 1)  # matches too sparse to find among the best known: fetched and ranked
+    assert [agent.answer(q).text for q in questions] == fetched
+    monkeypatch.setattr(compose, "MANY_MATCHES", 1)  # too many to fetch: the first RANKED in IRI order are ranked
+    assert [agent.answer(q).text for q in questions] == fetched

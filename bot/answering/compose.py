@@ -22,36 +22,47 @@ SHOWN = 25  # films listed at most (the total is counted)
 TIES = 10  # rows fetched to find ties for the top value
 ALL_MATCHES = 1000  # matching films fetched and ranked here when there are no more (else the best known are checked in batches)
 FAME_BATCH = 200  # the graph's best known films checked at first against the conditions of a hub value
+FAME_CHECKS = 4200  # at most this many of them (batches of 200, 800, 3200): sparser matches are fetched instead
+MANY_MATCHES = 10000  # matches fetched and ranked at most; past this, the first RANKED in IRI order are ranked
+RANKED = 500
 
 
 def best_matching_films(kg, constraints, limit: int) -> tuple[list[tuple[str, str]], int, str]:
     """The `limit` best known films (most facts first, then label and IRI) that meet `constraints`, with their labels;
     how many films meet them; and the query that found the films shown.
 
-    The store counts the matches. At most ALL_MATCHES of them are fetched and ranked here; more (a genre with
-    thousands of films) would cost more to transfer than to find, so instead the graph's best known films are
-    checked against the constraints in growing batches (a VALUES block of IRIs), until `limit` of them match:
-    the first matches in that order are the best known ones. Either way the answer is the same on every engine."""
-    film_only = kg.labels.film_only
-    total = int(kg.graph.select(queries.compose_query("count", kg.bundle, constraints, film_only))[0]["n"].value)
-    labels = kg.labels
-    if total <= ALL_MATCHES:
-        query = queries.compose_query("list_all", kg.bundle, constraints, film_only, **{"$limit": str(total + 1)})
-        films = {r["film"].value for r in kg.graph.select(query) if "film" in r} if total else set()
-        ranked = sorted((labels.by_iri[f] for f in films if f in labels.by_iri),
-                        key=lambda i: (-labels.degree[i], labels.labels[i], labels.iris[i]))
-        return [(labels.iris[i], labels.labels[i]) for i in ranked[:limit]], total, query
+    The store counts the matches. Up to ALL_MATCHES of them are fetched and ranked here. With more (a genre with
+    thousands of films), transferring them costs more than finding them, so the graph's best known films are checked
+    against the constraints in growing batches (a VALUES block of IRIs) until `limit` of them match -- the first
+    matches in that order are the best known -- as long as the matches are dense enough for that to take at most
+    FAME_CHECKS films. Sparser ones are fetched (up to MANY_MATCHES) and ranked here; past that, the first RANKED in
+    IRI order are ranked. Every way gives the same answer on every engine."""
+    film_only, labels, bundle = kg.labels.film_only, kg.labels, kg.bundle
+    total = int(kg.graph.select(queries.compose_query("count", bundle, constraints, film_only))[0]["n"].value)
+
+    def ranked(query: str) -> list[tuple[str, str]]:
+        films = {r["film"].value for r in kg.graph.select(query) if "film" in r}
+        ids = sorted((labels.by_iri[f] for f in films if f in labels.by_iri), key=lambda i: (-labels.degree[i], labels.labels[i], labels.iris[i]))
+        return [(labels.iris[i], labels.labels[i]) for i in ids[:limit]]
+
     by_fame = labels.films_by_fame()
-    found: list[int] = []
-    start, size, query = 0, FAME_BATCH, ""
-    while start < len(by_fame) and len(found) < limit:
-        batch = by_fame[start : start + size]
-        among = Constraint((), "among", tuple(labels.iris[i] for i in batch))
-        query = queries.compose_query("list_all", kg.bundle, [among, *constraints], film_only, **{"$limit": str(len(batch) + 1)})
-        hits = {r["film"].value for r in kg.graph.select(query) if "film" in r}
-        found += [i for i in batch if labels.iris[i] in hits]
-        start, size = start + size, size * 4
-    return [(labels.iris[i], labels.labels[i]) for i in found[:limit]], total, query
+    if total > ALL_MATCHES and limit * len(by_fame) <= FAME_CHECKS * total:
+        found: list[int] = []
+        start, size, query = 0, FAME_BATCH, ""
+        while start < min(len(by_fame), FAME_CHECKS) and len(found) < limit:
+            batch = by_fame[start : start + size]
+            among = Constraint((), "among", tuple(labels.iris[i] for i in batch))
+            query = queries.compose_query("list_all", bundle, [among, *constraints], film_only, **{"$limit": str(len(batch) + 1)})
+            hits = {r["film"].value for r in kg.graph.select(query) if "film" in r}
+            found += [i for i in batch if labels.iris[i] in hits]
+            start, size = start + size, size * 4
+        if len(found) >= limit or start >= len(by_fame):
+            return [(labels.iris[i], labels.labels[i]) for i in found[:limit]], total, query
+    if total <= MANY_MATCHES:
+        query = queries.compose_query("list_all", bundle, constraints, film_only, **{"$limit": str(total + 1)})
+        return (ranked(query) if total else []), total, query
+    query = queries.compose_query("list", bundle, constraints, film_only, **{"$limit": str(RANKED)})
+    return ranked(query), total, query
 
 
 class ComposedAnswers:

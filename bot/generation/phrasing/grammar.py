@@ -9,11 +9,15 @@ the guard used to reject is never written in the first place:
 * lower-case words are any word except those of another relation's wording ("directed" in a
   sentence about the cast), negations ("not", "never") and KG names the facts lack ("drama");
   the trie of excluded words becomes a grammar for its complement;
-* for a sentence: the topic and every value occur, the values as one list in their order
-  ("A, B and C"); for a lead-in: the topic occurs, no value does, and it ends with a colon (or a full stop, which becomes one);
+* capitalised words of the template count as names too ("IMDb"), and a short value may be written
+  in lower case ("a comedy film");
+* for a sentence: the topic and every value occur, the values as one list ("A, B and C"; in any
+  order when there are at most three), and the claim the guard requires ("genre") somewhere; for a
+  lead-in: the topic occurs, no value does, and it ends with a colon (or a full stop, which becomes one);
 * the text ends at the first full stop (or colon), so there is exactly one sentence.
 
 The guard still checks the result: the grammar narrows what can be written, the guard judges it.
+bot.generation.phrasing.model.GrammarMask applies the grammar to the model's best candidates only.
 """
 
 from __future__ import annotations
