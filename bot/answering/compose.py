@@ -24,7 +24,7 @@ ALL_MATCHES = 1000  # matching films fetched and ranked here when there are no m
 FAME_BATCH = 200  # the graph's best known films checked at first against the conditions of a hub value
 FAME_CHECKS = 4200  # at most this many of them (batches of 200, 800, 3200): sparser matches are fetched instead
 MANY_MATCHES = 10000  # matches fetched and ranked at most; past this, the first RANKED in IRI order are ranked
-RANKED = 500
+RANKED = 500  # matches ranked when there are too many to fetch (the first in IRI order: the same on every engine)
 
 
 def best_matching_films(kg, constraints, limit: int) -> tuple[list[tuple[str, str]], int, str]:
