@@ -360,7 +360,7 @@ class GrammarMask:
     the mask ends the generation instead (only the end token is left) and records why: the caller
     keeps the template sentence."""
 
-    def __init__(self, llm, grammar: str, top: int = 64, min_mass: float = 0.1):
+    def __init__(self, llm, grammar: str, top: int = 64, min_mass: float = GRAMMAR_MIN_MASS):
         from llama_cpp import llama_cpp as low_level
 
         self._low = low_level
