@@ -42,11 +42,11 @@ def best_matching_films(kg, constraints, limit: int) -> tuple[list[tuple[str, st
 
     def ranked(query: str) -> list[tuple[str, str]]:
         films = {r["film"].value for r in kg.graph.select(query) if "film" in r}
-        ids = sorted((labels.by_iri[f] for f in films if f in labels.by_iri), key=lambda i: (-labels.degree[i], labels.labels[i], labels.iris[i]))
+        ids = sorted((labels.by_iri[f] for f in films if f in labels.by_iri), key=labels.fame)
         return [(labels.iris[i], labels.labels[i]) for i in ids[:limit]]
 
-    by_fame = labels.films_by_fame()
-    if total > ALL_MATCHES and limit * len(by_fame) <= FAME_CHECKS * total:
+    # the graph's films in fame order are only needed (and sorted, once) when there are many matches
+    if total > ALL_MATCHES and limit * len(by_fame := labels.films_by_fame()) <= FAME_CHECKS * total:
         found: list[int] = []
         start, size, query = 0, FAME_BATCH, ""
         while start < min(len(by_fame), FAME_CHECKS) and len(found) < limit:

@@ -166,12 +166,15 @@ class LabelIndex:
             at += 1
         return found
 
+    def fame(self, idx: int) -> tuple[int, str, str]:
+        """The sort key of the order answers list films in: best known first (most facts), then label and IRI."""
+        return -self.degree[idx], self.labels[idx], self.iris[idx]
+
     def films_by_fame(self) -> list[int]:
-        """The films, best known first (most facts, then label and IRI): the order answers list films in."""
+        """The films in `fame` order (sorted once, on first use)."""
         ranked = getattr(self, "_films_by_fame", None)
         if ranked is None:
-            films = [i for i, group in enumerate(self.groups) if group == "film"]
-            ranked = self._films_by_fame = sorted(films, key=lambda i: (-self.degree[i], self.labels[i], self.iris[i]))
+            ranked = self._films_by_fame = sorted((i for i, group in enumerate(self.groups) if group == "film"), key=self.fame)
         return ranked
 
     def has_role(self, idx: int, relation: str, side: str) -> bool:
