@@ -114,6 +114,44 @@ def test_a_query_past_the_time_limit_fails_as_a_store_error(endpoint):
     assert "cannot reach my knowledge graph" in caught.value.user_message
 
 
+def test_a_build_time_scan_has_its_own_longer_time_limit(endpoint):
+    """Building the label index of a 20M-triple graph reads ~2.5M labels in one result, which takes minutes over
+    HTTP: the question-time limit must not fail it, and a question's query must still fail by its own limit."""
+    def slow(form):
+        time.sleep(1.5)
+        return one_row(form)
+
+    graph = RemoteGraph(endpoint(slow).url(), timeout=0.5, scan_timeout=5)
+    assert graph.scan("SELECT ?x WHERE { ?x ?p ?o }")[0]["x"].value == "http://x.invalid/a"
+    with pytest.raises(EndpointTimeout, match="within 0.5 s"):
+        graph.select("SELECT ?x WHERE { ?x ?p ?o }")
+    with pytest.raises(EndpointTimeout, match="within 1 s"):
+        RemoteGraph(graph.url, timeout=0.5, scan_timeout=1).scan("SELECT ?x WHERE { ?x ?p ?o }")
+
+
+def test_the_label_index_is_built_with_scans_not_question_time_selects():
+    """Every query of the label-index build goes through `scan` (the build-time limit)."""
+    from bot.kg.bundle import load_bundle
+    from bot.kg.labels import build_label_index
+    from bot.resources import demo_kg
+
+    class Recorder:
+        def __init__(self):
+            self.scans = 0
+
+        def scan(self, query):
+            self.scans += 1
+            return []
+
+        def select(self, query):
+            raise AssertionError(f"a question-time select during the build: {query}")
+
+    graph = Recorder()
+    bundle = load_bundle(demo_kg())
+    build_label_index(graph, bundle)
+    assert graph.scans == 3 + 2 * len(bundle.relations)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

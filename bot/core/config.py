@@ -33,6 +33,7 @@ class Settings:
     schema: str = str(DEFAULT_KG)  # bundle whose schema describes a remote endpoint
     cache_dir: str = str(Path.home() / ".cache" / "moviebot")
     kg_timeout_s: float = 30.0  # a query to a remote SPARQL endpoint that takes longer fails (the user is told the KG is unreachable)
+    kg_scan_timeout_s: float = 1800.0  # a build-time read of a whole relation from a remote endpoint (labels, embeddings)
     kg_retries: int = 3  # attempts to connect to a remote endpoint again (exponential backoff) before a query fails
     kg_backoff_s: float = 0.5  # the first wait before such a retry (then 1 s, 2 s, ...)
     virtuoso_password: str = ""  # DBA password of `moviebot kg serve-virtuoso` (else generated, kept in its folder)

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import logging
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.core.cache import code_digest, combine, gc_paused, progress, read_manifest, write_manifest
 from bot.core.config import Settings
 from bot.kg.bundle import Bundle, load_bundle
+from bot.kg.film_table import FilmTable, build_film_table
 from bot.kg.labels import LabelIndex, build_label_index
 from bot.kg.store import LocalGraph, RemoteGraph, build_store, graph_hash, open_graph
 
 log = logging.getLogger(__name__)
 LABELS = "labels.pkl"
+FILMS = "films.pkl"
 
 
 @dataclass
@@ -33,6 +35,7 @@ class KG:
     labels: LabelIndex
     folder: Path  # the build cache folder
     key: str  # hash of the graph
+    films: FilmTable = field(default_factory=FilmTable)  # the films' relations as arrays (hub compositions)
 
 
 def is_endpoint(kg: str) -> bool:
@@ -73,6 +76,12 @@ def _labels_key(bundle: Bundle, graph_key: str) -> str:
     return combine(graph_key, bundle.schema_hash(), code_digest(labels, queries, variants))
 
 
+def _films_key(bundle: Bundle, graph_key: str) -> str:
+    from bot.kg import film_table
+
+    return combine(_labels_key(bundle, graph_key), code_digest(film_table))
+
+
 def build_graph(settings: Settings, quiet: bool = False, force: bool = False) -> KG:
     """Build (or reuse) the store and the label index for settings.kg."""
     bundle = resolve_bundle(settings)
@@ -93,7 +102,13 @@ def build_graph(settings: Settings, quiet: bool = False, force: bool = False) ->
         record_artefact(folder, LABELS, labels_key)
     with gc_paused():
         labels = LabelIndex.load(folder / LABELS)
-    return KG(bundle, graph, labels, folder, key)
+    films_key = _films_key(bundle, key)
+    if force or not artefact_fresh(folder, FILMS, films_key):
+        with progress() as bar:
+            table = build_film_table(graph, bundle, labels, bar if not quiet else None)
+        table.save(folder / FILMS)
+        record_artefact(folder, FILMS, films_key)
+    return KG(bundle, graph, labels, folder, key, FilmTable.load(folder / FILMS))
 
 
 def open_kg(settings: Settings, build_if_missing: bool = True) -> KG:
@@ -103,7 +118,7 @@ def open_kg(settings: Settings, build_if_missing: bool = True) -> KG:
     folder, key = cache_folder(bundle, settings, remote)
     fresh = (bundle.endpoint or read_manifest(folder / "store").get("key") == key) and artefact_fresh(
         folder, LABELS, _labels_key(bundle, key)
-    )
+    ) and artefact_fresh(folder, FILMS, _films_key(bundle, key))
     if not fresh:
         if not build_if_missing:
             raise FileNotFoundError(f"{bundle.name} is not built yet: run `moviebot build --kg {settings.kg}`")
@@ -112,4 +127,4 @@ def open_kg(settings: Settings, build_if_missing: bool = True) -> KG:
     graph = remote or LocalGraph(folder / "store" / "db")
     with gc_paused():
         labels = LabelIndex.load(folder / LABELS)
-    return KG(bundle, graph, labels, folder, key)
+    return KG(bundle, graph, labels, folder, key, FilmTable.load(folder / FILMS))

@@ -225,7 +225,7 @@ def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
         if progress:
             progress.advance(task)
 
-    label_rows = graph.select(queries.all_labels(bundle))
+    label_rows = graph.scan(queries.all_labels(bundle))
     tick()
     labels: dict[str, list[str]] = defaultdict(list)
     preferred: dict[str, str] = {}
@@ -240,7 +240,7 @@ def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
             preferred.setdefault(s.value, l.value)
     class_group = {iri: group for group, iris in bundle.classes.items() for iri in iris}
     groups: dict[str, str] = {}
-    for row in graph.select(queries.all_types(bundle)):
+    for row in graph.scan(queries.all_types(bundle)):
         s, c = row.get("s"), row.get("c")
         if s is None or c is None:
             continue
@@ -260,7 +260,7 @@ def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
         only_films = True
         for side in ("s", "o"):
             bit = role_bits[rel.name, side] = len(role_bits)
-            for row in graph.select(queries.role_counts(rel, side)):
+            for row in graph.scan(queries.role_counts(rel, side)):
                 node = row.get(side)
                 if side == film_side and (node is None or not node.is_iri or groups.get(node.value) != "film"):
                     only_films = False
@@ -274,7 +274,7 @@ def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
     years: dict[str, int] = {}
     date_rel = bundle.date_relation
     if date_rel is not None:
-        for row in graph.select(queries.dated_films(date_rel)):
+        for row in graph.scan(queries.dated_films(date_rel)):
             f, v = row.get("film"), row.get("value")
             if f is None or v is None:
                 continue

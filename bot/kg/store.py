@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import urllib.parse
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -75,6 +76,11 @@ class LocalGraph:
         return self.store
 
     def select(self, query: str) -> list[dict[str, Node]]:
+        return list(self.scan(query))
+
+    def scan(self, query: str) -> Iterator[dict[str, Node]]:
+        """The rows of `query` one by one, as the store yields them: a build-time read of a whole relation (see
+        RemoteGraph.scan) never holds millions of rows in memory at once."""
         import pyoxigraph
 
         try:
@@ -85,7 +91,6 @@ class LocalGraph:
             raise StoreError(f"cannot read the store at {self.path}: {exc}") from exc
         names = [v.value for v in solutions.variables]
         named, literal = pyoxigraph.NamedNode, pyoxigraph.Literal
-        rows = []
         try:
             for solution in solutions:  # evaluated lazily: reading can fail here too
                 row = {}
@@ -100,11 +105,9 @@ class LocalGraph:
                         row[name] = Node(term.value, False, term.datatype.value, term.language or "")
                     else:
                         row[name] = Node(str(term), False, "bnode")
-                rows.append(row)
+                yield row
         except OSError as exc:
             raise StoreError(f"cannot read the store at {self.path}: {exc}") from exc
-        return rows
-
 
     def describe(self) -> str:
         return f"Oxigraph store {self.path}"
@@ -137,7 +140,8 @@ class RemoteGraph:
 
     MAX_PAGES = 1000  # a result of more pages than this is refused rather than read for minutes
 
-    def __init__(self, url: str, timeout: float = 30.0, retries: int = 3, backoff: float = 0.5, connections: int = 4):
+    def __init__(self, url: str, timeout: float = 30.0, retries: int = 3, backoff: float = 0.5, connections: int = 4,
+                 scan_timeout: float = 1800.0):
         import urllib3
 
         parts = urllib.parse.urlsplit(url)
@@ -145,6 +149,7 @@ class RemoteGraph:
         self.endpoint = urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
         self.params = urllib.parse.parse_qsl(parts.query)  # e.g. default-graph-uri, sent with every query
         self.timeout = timeout
+        self.scan_timeout = max(scan_timeout, timeout)
         # only failures to connect are retried: the query never reached the endpoint, so a retry cannot run it twice
         self.retry = urllib3.Retry(total=retries, connect=retries, read=0, status=0, other=0, redirect=0,
                                    backoff_factor=backoff, raise_on_status=False)
@@ -171,15 +176,16 @@ class RemoteGraph:
         except urllib3.exceptions.HTTPError as exc:
             raise StoreError(f"SPARQL endpoint {self.url} is unreachable: {exc}") from exc
 
-    def _json(self, query: str, params: list[tuple[str, str]] | None = None) -> tuple[dict, dict]:
-        """The parsed JSON results of one request, and the response headers."""
+    def _json(self, query: str, params: list[tuple[str, str]] | None = None, timeout: float | None = None) -> tuple[dict, dict]:
+        """The parsed JSON results of one request (within `timeout`, default the per-query limit), and the response headers."""
         import urllib3
 
-        response = self.request(query, "application/sparql-results+json", params=params)
+        timeout = timeout or self.timeout
+        response = self.request(query, "application/sparql-results+json", timeout=timeout, params=params)
         try:
             data = response.read()
         except urllib3.exceptions.TimeoutError as exc:
-            raise EndpointTimeout(f"SPARQL endpoint {self.url} did not answer within {self.timeout:g} s") from exc
+            raise EndpointTimeout(f"SPARQL endpoint {self.url} did not answer within {timeout:g} s") from exc
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             raise StoreError(f"SPARQL endpoint {self.url} broke off its answer: {exc}") from exc
         finally:
@@ -194,15 +200,23 @@ class RemoteGraph:
         except ValueError as exc:
             raise StoreError(f"SPARQL endpoint {self.url} sent no JSON results: {data[:200]!r}") from exc
 
-    def select(self, query: str) -> list[dict[str, Node]]:
-        payload, headers = self._json(query)
+    def select(self, query: str, timeout: float | None = None) -> list[dict[str, Node]]:
+        payload, headers = self._json(query, timeout=timeout)
         bindings = payload.get("results", {}).get("bindings", [])
         cap = headers.get("X-SPARQL-MaxRows")
         if cap and cap.isdigit() and len(bindings) >= int(cap):
-            bindings = self._pages(query, payload.get("head", {}).get("vars", []), int(cap))
+            bindings = self._pages(query, payload.get("head", {}).get("vars", []), int(cap), timeout)
         return [_row(binding) for binding in bindings]
 
-    def _pages(self, query: str, names: list[str], page: int) -> list[dict]:
+    def scan(self, query: str) -> list[dict[str, Node]]:
+        """A build-time read of a whole relation (every label, every pair of a property), within `scan_timeout`.
+
+        A question's query that takes longer than `timeout` is a failure the user is told about; a scan that
+        builds the label index or the embeddings reads millions of rows once (~2.5M labels of a 20M-triple
+        graph as one result take minutes over HTTP) and must not fail by that limit."""
+        return self.select(query, timeout=self.scan_timeout)
+
+    def _pages(self, query: str, names: list[str], page: int, timeout: float | None = None) -> list[dict]:
         """Every row of a result the endpoint cut at `page` rows, read page by page in one fixed order."""
         prologue, body = split_prologue(query)
         order = " ".join(f"?{name}" for name in names)
@@ -212,7 +226,7 @@ class RemoteGraph:
         rows: list[dict] = []
         for n in range(self.MAX_PAGES):
             paged = f"{prologue}SELECT * WHERE {{ {{ SELECT * WHERE {{ {{ {body} }} }} ORDER BY {order} }} }} LIMIT {page} OFFSET {n * page}"
-            chunk = self._json(paged)[0].get("results", {}).get("bindings", [])
+            chunk = self._json(paged, timeout=timeout)[0].get("results", {}).get("bindings", [])
             rows += chunk
             if len(chunk) < page:
                 return rows
@@ -231,7 +245,7 @@ class RemoteGraph:
                 rows = []
             if len(rows) == 1:
                 return "loaded:" + rows[0]["digest"]["value"]
-        counts = sorted((row["p"].value, row["n"].value) for row in self.select(PREDICATE_COUNTS) if "p" in row and "n" in row)
+        counts = sorted((row["p"].value, row["n"].value) for row in self.scan(PREDICATE_COUNTS) if "p" in row and "n" in row)
         return "counts:" + combine(*(f"{p} {n}" for p, n in counts))
 
     def close(self) -> None:
@@ -273,7 +287,8 @@ def open_graph(bundle: Bundle, folder: Path, settings=None) -> LocalGraph | Remo
     if bundle.endpoint:
         if settings is None:
             return RemoteGraph(bundle.endpoint)
-        return RemoteGraph(bundle.endpoint, settings.kg_timeout_s, settings.kg_retries, settings.kg_backoff_s)
+        return RemoteGraph(bundle.endpoint, settings.kg_timeout_s, settings.kg_retries, settings.kg_backoff_s,
+                           scan_timeout=settings.kg_scan_timeout_s)
     return LocalGraph(folder / "store" / "db")
 
 

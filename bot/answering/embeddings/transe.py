@@ -42,7 +42,7 @@ def graph_triples(graph, bundle: Bundle) -> TripleSet:
     """Every stored (subject, property, object) between IRIs over the bundle's entity relations."""
     rows: list[tuple[str, str, str]] = []
     for prop in entity_properties(bundle):
-        rows += [(r["s"].value, prop, r["o"].value) for r in graph.select(queries.entity_pairs(prop)) if "s" in r and "o" in r]
+        rows += [(r["s"].value, prop, r["o"].value) for r in graph.scan(queries.entity_pairs(prop)) if "s" in r and "o" in r]
     return TripleSet.from_iris(rows)
 
 

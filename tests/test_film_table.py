@@ -1,0 +1,123 @@
+"""The film table answers every composition as the SPARQL templates do: on a small synthetic KG, each plan is
+answered once from the table (forced for every plan) and once by SPARQL alone, and the replies must agree."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+import pytest
+
+from bot.answering import compose
+from bot.answering.compose import ComposedAnswers
+from bot.core.config import Settings
+from bot.core.contracts import Aggregate, Constraint, Understanding
+from bot.core.kinds import Kind
+from bot.kg.film_table import FilmTable
+from bot.kg.graph import build_graph
+from bot.kg.queries import iri
+
+from conftest import REPO
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+
+sys.path.insert(0, str(REPO / "bench"))
+from synth_kg import generate  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def kg(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("synth")
+    generate(folder, scale=0.01, seed=5)  # 840 films, 24 genres
+    # some films with a second running time and release date (a cut, a re-release): the smallest and largest differ
+    graph = folder / "graph.nt"
+    extra = []
+    for n, line in enumerate(line for line in graph.read_text(encoding="utf-8").splitlines() if "/P2047> " in line or "/P577> " in line):
+        if n % 5 == 0:
+            film, prop, value = line.split(" ", 2)
+            number = value.split('"')[1]
+            other = f'"{int(number) + 47}"^^<{XSD}decimal>' if "P2047" in prop else f'"{int(number[:4]) - 3}{number[4:]}"^^<{XSD}date>'
+            extra.append(f"{film} {prop} {other} .")
+    graph.write_text(graph.read_text(encoding="utf-8") + "\n".join(extra) + "\n", encoding="utf-8")
+    settings = Settings(kg=str(folder), schema=str(folder), cache_dir=str(tmp_path_factory.mktemp("cache")), features=())
+    return build_graph(settings, quiet=True)
+
+
+def values(kg, relation: str, least: int = 1) -> list[str]:
+    """IRIs of the values of `relation`, the most frequent first (those with at least `least` films)."""
+    path = iri(kg.bundle.relations[relation].property)
+    rows = kg.graph.select(f"SELECT ?v (COUNT(?f) AS ?n) WHERE {{ ?f {path} ?v }} GROUP BY ?v HAVING (COUNT(?f) >= {least}) ORDER BY DESC(?n) ?v")
+    return [r["v"].value for r in rows]
+
+
+def plans(kg) -> list[tuple[list[Constraint], Aggregate | None]]:
+    genres, countries, directors = values(kg, "genre"), values(kg, "country_of_origin"), values(kg, "director", 2)
+    actors = values(kg, "cast_member", 3)
+    wheres = [
+        [],
+        [Constraint(("genre",), "in", (genres[0],))],
+        [Constraint(("genre",), "in", (genres[-1],))],
+        [Constraint(("genre",), "in", (genres[1], genres[5]))],
+        [Constraint(("genre",), "in", (genres[0],)), Constraint(("publication_date",), "year>=", ("1980",)),
+         Constraint(("publication_date",), "year<=", ("1989",))],
+        [Constraint(("genre",), "in", (genres[2],)), Constraint(("duration",), ">", ("120",))],
+        [Constraint(("duration",), "<=", ("90",))],
+        [Constraint(("genre",), "not_in", (genres[0],)), Constraint(("country_of_origin",), "in", (countries[1],))],
+        [Constraint(("director",), "in", (directors[0],))],
+        [Constraint(("cast_member", "director"), "in", (actors[0],))],
+        [Constraint(("country_of_origin",), "in", (countries[0],)), Constraint(("publication_date",), "year<=", ("1970",)),
+         Constraint(("duration",), ">=", ("100",))],
+        [Constraint(("genre",), "in", ("http://test.invalid/no-such-genre",))],
+    ]
+    aggregates = [None, Aggregate("count"), Aggregate("most", "director"), Aggregate("most", "cast_member"), Aggregate("max", "duration"),
+                  Aggregate("min", "duration"), Aggregate("max", "publication_date"), Aggregate("min", "publication_date"),
+                  Aggregate("max", "cast_member", ("*count",))]
+    return [(where, aggregate) for where in wheres for aggregate in aggregates]
+
+
+def reply(kg, constraints, aggregate):
+    facts = ComposedAnswers(kg, single=None).films(Understanding("q", Kind.FACTUAL, constraints=constraints, aggregate=aggregate))
+    composition = {k: v for k, v in facts.extra["composition"].items() if k != "sparql"}
+    return [(a.label, a.iri) for a in facts.answers], [(f.subject, f.value) for f in facts.facts], composition
+
+
+def test_the_table_answers_every_composition_as_sparql_does(kg, monkeypatch):
+    assert len(kg.films.films) == 840 and {"genre", "director", "cast_member"} <= set(kg.films.entity)
+    assert {"duration", "publication_date"} <= set(kg.films.literal)
+    sparql_only = replace(kg, films=FilmTable())
+    checked = 0
+    for constraints, aggregate in plans(kg):
+        monkeypatch.setattr(compose, "TABLE_FROM", -1)  # the table answers every plan it covers
+        assert compose.hub_films(kg, constraints, ("duration",), ("director",)) is not None, constraints
+        from_table = reply(kg, constraints, aggregate)
+        monkeypatch.undo()
+        assert reply(sparql_only, constraints, aggregate) == from_table, (constraints, aggregate)
+        checked += bool(from_table[0])
+    assert checked > 80  # most plans have answers, so the agreement is not between empty replies
+
+
+def test_a_hub_takes_the_table_and_a_rare_value_takes_sparql(kg, monkeypatch):
+    genres, directors = values(kg, "genre"), values(kg, "director", 2)
+    monkeypatch.setattr(compose, "TABLE_FROM", 60)
+    assert compose.hub_films(kg, [Constraint(("genre",), "in", (genres[0],))]) is not None
+    assert compose.hub_films(kg, []) is not None  # no value condition: every film
+    assert compose.hub_films(kg, [Constraint(("director",), "in", (directors[0],))]) is None
+    assert compose.hub_films(kg, [Constraint(("genre",), "in", (genres[0],)), Constraint(("director",), "in", (directors[0],))]) is None
+
+
+def test_conditions_the_table_cannot_answer_exactly_stay_with_sparql(kg, monkeypatch):
+    monkeypatch.setattr(compose, "TABLE_FROM", -1)
+    given = Constraint((), "among", (kg.labels.iris[int(kg.films.films[0])],))
+    assert compose.hub_films(kg, [given]) is None  # a few given films: SPARQL checks them in a millisecond
+    assert compose.hub_films(kg, [Constraint(("imdb_id",), ">", ("3",))]) is None  # a text relation has no column
+    assert compose.hub_films(kg, [Constraint(("publication_date",), ">", ("3",))]) is None  # a date is no number
+    assert compose.hub_films(kg, [Constraint(("duration",), "year>=", ("1990",))]) is None  # nor a number a year
+
+
+def test_a_table_survives_saving_and_loading(kg, tmp_path):
+    kg.films.save(tmp_path / "films.pkl")
+    loaded = FilmTable.load(tmp_path / "films.pkl")
+    genre = values(kg, "genre")[0]
+    where = [Constraint(("genre",), "in", (genre,)), Constraint(("duration",), ">", ("100",))]
+    assert (loaded.matching(where, kg.labels) == kg.films.matching(where, kg.labels)).all()
+    assert loaded.matching(where, kg.labels).sum() > 0
