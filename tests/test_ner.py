@@ -192,6 +192,17 @@ def test_misspelt_words_the_tagger_left_out_are_taken_in():
     assert mentions("what films did Matt write", ("Matt", "PER")) == [("Matt", None, "person")]
 
 
+def test_a_misspelt_title_the_tagger_cut_short_before_wording_words_is_taken_in_whole():
+    # grow() never takes in words of the question's wording ("at", "once" here); the whole span still matches fuzzily
+    wording = WORDING | {"at", "once", "all"}
+    source = NerMentions(FixedTagger(("Eerything Evrywhere", "MISC")), label_index([*TITLES, "Everything Everywhere at Once"]), 90.0, wording)
+    text = "who directed Eerything Evrywhere at Once"
+    assert [(text[s.start : s.end], s.norm) for s in source(text, tokens(text))] == [
+        ("Eerything Evrywhere at Once", "everything everywhere at once")]
+    text = "who directed Eerything Evrywhere at all"  # nothing the graph has: still no match
+    assert [s.ids for s in source(text, tokens(text))] == [[]]
+
+
 def test_a_year_after_a_title_is_not_part_of_it():
     assert mentions("who directed Hamlet 1996", ("Hamlet 1996", "MISC")) == [("Hamlet", "hamlet", "film")]
 

@@ -164,7 +164,8 @@ class NerMentions:
         NER often drops a leading "The" or takes in a trailing "is". Words that are exactly a label
         win: the longest label that takes in all the tagged words (up to MAX_EXTENSION more words
         each side), else the best one within BOUNDARY_SLACK words, nearest first. Otherwise the
-        tagged words are matched fuzzily and the boundary is moved to fit the label found.
+        tagged words are matched fuzzily and the boundary is moved to fit the label found; when they
+        match nothing, the tagged words with up to BOUNDARY_SLACK more words are matched fuzzily.
         """
         norm = lambda a, b: " ".join(t for t, _, _ in toks[a:b])  # noqa: E731
         keep = max(1, (end - start + 1) // 2)  # a shifted boundary keeps at least half of the tagged words
@@ -186,7 +187,14 @@ class NerMentions:
             return max(exact, key=lambda f: f.score)  # max keeps the first (nearest) of equal scores
         match = self.matcher.fuzzy(norm(start, end), preference)
         if match is None:
-            return None
+            # a misspelt title NER cut short before words of the question's wording ("Eerything Everywhere All" of
+            # "... All at Once"): the tagged words with up to BOUNDARY_SLACK more each side, matched as a whole
+            wider_matches = [(m, a, b) for a, b in shifts if a <= start and b >= end and (a, b) != (start, end)
+                             and (m := self.matcher.fuzzy(norm(a, b), preference))]
+            if not wider_matches:
+                return None
+            match, a, b = max(wider_matches, key=lambda mab: (mab[0].score, -abs(mab[1] - start) - abs(mab[2] - end)))
+            return Fragment(a, b, "", match)
         a, b = max(shifts, key=lambda ab: (fuzz.ratio(norm(*ab), match.key), -abs(ab[0] - start) - abs(ab[1] - end)))
         return Fragment(a, b, "", match)
 
