@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +36,20 @@ class KG:
     labels: LabelIndex
     folder: Path  # the build cache folder
     key: str  # hash of the graph
-    films: FilmTable = field(default_factory=FilmTable)  # the films' relations as arrays (hub compositions)
+    films_file: Path | None = None  # the saved film table (see `films`)
+    loaded_films: FilmTable | None = field(default=None, repr=False)
+    films_lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @property
+    def films(self) -> FilmTable:
+        """The film table (bot.kg.film_table: each relation's films and values as arrays), loaded on first use:
+        only compositional questions about hub values read it, and on a 20M-triple graph it is ~250 MB that every
+        start would otherwise wait for."""
+        if self.loaded_films is None:
+            with self.films_lock:
+                if self.loaded_films is None:
+                    self.loaded_films = FilmTable.load(self.films_file) if self.films_file is not None else FilmTable()
+        return self.loaded_films
 
 
 def is_endpoint(kg: str) -> bool:
@@ -108,7 +122,7 @@ def build_graph(settings: Settings, quiet: bool = False, force: bool = False) ->
             table = build_film_table(graph, bundle, labels, bar if not quiet else None)
         table.save(folder / FILMS)
         record_artefact(folder, FILMS, films_key)
-    return KG(bundle, graph, labels, folder, key, FilmTable.load(folder / FILMS))
+    return KG(bundle, graph, labels, folder, key, folder / FILMS)
 
 
 def open_kg(settings: Settings, build_if_missing: bool = True) -> KG:
@@ -127,4 +141,4 @@ def open_kg(settings: Settings, build_if_missing: bool = True) -> KG:
     graph = remote or LocalGraph(folder / "store" / "db")
     with gc_paused():
         labels = LabelIndex.load(folder / LABELS)
-    return KG(bundle, graph, labels, folder, key, FilmTable.load(folder / FILMS))
+    return KG(bundle, graph, labels, folder, key, folder / FILMS)
