@@ -16,6 +16,7 @@ from bot.core.config import Settings
 from bot.core.contracts import Answer, Fact, Facts, Hop, LinkedEntity, Sentence
 from bot.generation.phrasing import guard, prompt
 from bot.generation.phrasing import model as llm_model
+from bot.generation.phrasing.grammar import sentence_grammar
 from bot.generation.phrasing.guard import FaithfulnessGuard, canonical_dates, numbers_in
 from bot.generation.phrasing.model import Generation, GenerationTimeout, ModelUnavailable
 from bot.generation.phrasing.phraser import Phraser
@@ -315,9 +316,40 @@ def test_multi_hop_answers_are_phrased_keeping_their_path_and_what_the_values_ar
     assert task.topic == "directed by Gus Van Sant" and task.values == ("drama film",)  # the path, whatever noun the model puts before it
     good = phraser(ScriptedModel("The 2 films directed by Gus Van Sant share the genre drama film."), mini_agent)
     assert good.phrase(facts, template, {}).path == "llm"
-    lost_path = phraser(ScriptedModel("Gus Van Sant directed drama film."), mini_agent)  # the path is gone: not what the facts say
+    lost_path = phraser(ScriptedModel("Gus Van Sant's films are drama film."), mini_agent)  # the path is gone: not what the facts say
     assert lost_path.phrase(facts, template, detail := {}).path == "llm-rejected"
-    assert "missing value 'directed by Gus Van Sant'" in detail["llm_problems"]
+    assert "missing wording 'directed by Gus Van Sant'" in detail["llm_problems"]
+    unclaimed = phraser(ScriptedModel("Gus Van Sant directed drama film."), mini_agent)  # not saying what the values are
+    assert unclaimed.phrase(facts, template, detail := {}).path == "llm-rejected"
+    assert any(p.startswith("missing wording 'genre") for p in detail["llm_problems"]), detail["llm_problems"]
+
+
+def test_a_multi_hop_sentence_may_make_the_first_value_its_subject_as_the_template_says_its_films(mini_agent):
+    facts = make_facts(["drama film"], "genre", topic="Gus Van Sant", question="What genres are the films Gus Van Sant directed?")
+    facts.chain = (Hop("director", False), Hop("genre", True))
+    facts.extra["path"] = ["Good Will Hunting", "Milk"]
+    template = template_sentence(facts, mini_agent.kg.bundle)
+    task, _ = task_for(facts, template, mini_agent.kg.bundle)
+    assert task.topic_forms == ("Gus Van Sant directed",)  # the director's sentence: "{value} directed {films}."
+    active = phraser(ScriptedModel("Gus Van Sant directed 2 films of the genre drama film."), mini_agent)
+    assert active.phrase(facts, template, {}).path == "llm"
+    other_relation = phraser(ScriptedModel("Gus Van Sant wrote 2 films of the genre drama film."), mini_agent)
+    assert other_relation.phrase(facts, template, {}).path == "llm-rejected"
+    shape = Phraser(ScriptedModel(), mini_agent.kg.bundle, FaithfulnessGuard(mini_agent.kg.labels), Settings()).shape(task, facts, template.text)
+    assert "Gus Van Sant directed" in sentence_grammar(shape)  # the grammar lets the model write it too
+
+
+def test_the_other_films_of_a_value_may_be_said_with_that_value_as_the_subject(mini_agent):
+    facts = make_facts(["Milk"], "director", topic="Good Will Hunting", question="What else did the director of Good Will Hunting direct?")
+    facts.chain = (Hop("director", True), Hop("director", False))
+    facts.extra["path"] = ["Gus Van Sant"]
+    template = template_sentence(facts, mini_agent.kg.bundle)
+    task, _ = task_for(facts, template, mini_agent.kg.bundle)
+    assert task.topic_forms == ("Gus Van Sant also directed",)
+    active = phraser(ScriptedModel("Good Will Hunting's director Gus Van Sant also directed Milk."), mini_agent)
+    assert active.phrase(facts, template, {}).path == "llm"
+    facts.extra["path"] = ["Gus Van Sant", "Matt Damon"]  # whose other films: no single subject
+    assert task_for(facts, template_sentence(facts, mini_agent.kg.bundle), mini_agent.kg.bundle)[0].topic_forms == ()
 
 
 def test_handler_sentences_and_long_crowd_lists_keep_their_template(mini_agent):

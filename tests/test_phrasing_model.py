@@ -224,6 +224,26 @@ def test_a_sentence_must_say_the_claim_the_guard_requires_wherever_it_puts_it(ll
         assert not _grammar_accepts(model, grammar, text), text
 
 
+def test_a_multi_hop_sentence_may_start_from_the_value_its_path_starts_from(llm_agent):
+    """"Jeremy Jordan starred in 2 films ..." says the path as "the films starring Jeremy Jordan" does; another verb does not."""
+    from bot.generation.phrasing.grammar import SentenceShape
+
+    model = llm_agent.phraser.model
+    grammar = sentence_grammar(SentenceShape("starring Jeremy Jordan", ("Comedy", "Musical"), numbers=("2",), claim=("genre", "genres"),
+                                             topic_forms=("Jeremy Jordan starred in",)))
+    for text in ["Jeremy Jordan starred in 2 films whose genres are Comedy and Musical.",
+                 "The genres of the 2 films starring Jeremy Jordan are Comedy and Musical."]:
+        assert _grammar_accepts(model, grammar, text), text
+    for text in ["Jeremy Jordan directed 2 films whose genres are Comedy and Musical.",
+                 "Jeremy Jordan starred in 2 films: Comedy and Musical."]:
+        assert not _grammar_accepts(model, grammar, text), text
+    other = sentence_grammar(SentenceShape("directed by the director of The Color of Friendship (Kevin Hooks)", ("1992", "1996"),
+                                           names=("The Color of Friendship", "Kevin Hooks"), claim=("released", "release date"),
+                                           topic_forms=("Kevin Hooks also directed",)))
+    assert _grammar_accepts(model, other, "The Color of Friendship's director Kevin Hooks also directed films released in 1992 and 1996.")
+    assert not _grammar_accepts(model, other, "The Color of Friendship's director Kevin Hooks directed films released in 1992 and 1996.")
+
+
 @pytest.mark.parametrize("question", ["Who directed Good Will Hunting?", "What is the genre of Milk?"])
 def test_masking_the_top_candidates_writes_what_the_grammar_over_the_whole_vocabulary_writes(llm_agent, question):
     """GrammarMask only asks the grammar about the best tokens; greedy decoding then picks the same token

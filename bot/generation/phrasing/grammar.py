@@ -4,14 +4,15 @@ llama.cpp's grammar-constrained decoding masks every token that would leave the 
 the guard used to reject is never written in the first place:
 
 * capitalised words occur only inside the names of the facts and the question (titles, people,
-  dates as "16 July 2010") or as one of a few sentence openers ("The", "According", ...);
+  dates as "16 July 2010") or as one of a few sentence openers ("The", "According", ...); such a name
+  may open the sentence too;
 * digits occur only as the numbers of the facts, the question and the template sentence;
 * lower-case words are any word except those of another relation's wording ("directed" in a
   sentence about the cast), negations ("not", "never") and KG names the facts lack ("drama");
   the trie of excluded words becomes a grammar for its complement;
 * capitalised words of the template count as names too ("IMDb"), and a short value may be written
   in lower case ("a comedy film");
-* for a sentence: the topic and every value occur, the values as one list ("A, B and C"; in any
+* for a sentence: the topic (in one of its forms: "starring X" or "X starred in") and every value occur, the values as one list ("A, B and C"; in any
   order when there are at most three), and the claim the guard requires ("genre") somewhere; for a
   lead-in: the topic occurs, no value does, and it ends with a colon (or a full stop, which becomes one);
 * the text ends at the first full stop (or colon), so there is exactly one sentence.
@@ -98,6 +99,7 @@ class SentenceShape:
     topic_first: bool = False  # nothing but the opener before the topic (a comparison's winner is its subject)
     max_items: int = 8  # words (or names, numbers) between the topic and the values, and after them
     claim: tuple[str, ...] = ()  # one of these must occur ("genre" / "genres": what the values are; "longer")
+    topic_forms: tuple[str, ...] = ()  # other ways to write the topic ("Jeremy Jordan starred in" for "starring Jeremy Jordan")
 
 
 def value_forms(value: str) -> list[str]:
@@ -113,7 +115,7 @@ def value_forms(value: str) -> list[str]:
 
 def sentence_grammar(shape: SentenceShape) -> str:
     """The GBNF grammar of the sentences `shape` allows."""
-    names = [n for n in shape.names if n not in shape.values and n != shape.topic]
+    names = [n for n in shape.names if n not in shape.values and n != shape.topic and n not in shape.topic_forms]
     items = ['word ("-" word)* possessive?']
     lines = []
     if names:
@@ -123,7 +125,7 @@ def sentence_grammar(shape: SentenceShape) -> str:
         items.append("number")
         lines.append(f"number ::= {alternatives(shape.numbers)}")
     if shape.topic:
-        lines.append(f"topic ::= {literal(shape.topic)} possessive?")
+        lines.append(f"topic ::= ({alternatives((shape.topic, *shape.topic_forms))}) possessive?")
     if shape.values:
         # a few values in any order ("a mystery and drama film"), a longer list in the order of the facts
         orders = itertools.permutations(range(len(shape.values))) if len(shape.values) <= 3 else [range(len(shape.values))]
@@ -155,7 +157,7 @@ def sentence_grammar(shape: SentenceShape) -> str:
         if not shape.topic_first:
             forms.append(f"({start('leadc', 'mid')}) tail")
         lines += [f"claim ::= {alternatives(shape.claim)}",
-                  "leadc ::= opener (sp item){0,6} sp claim (sp item){0,6} sp",
+                  "leadc ::= first (sp item){0,6} sp claim (sp item){0,6} sp",
                   f"midc ::= sp (item sp){{0,{shape.max_items}}} claim sp (item sp){{0,{shape.max_items}}}",
                   f"tailc ::= (sp item){{0,{shape.max_items}}} sp claim (sp item){{0,{shape.max_items}}}"]
         root = f"root ::= ({' | '.join(forms)}) {end}"
@@ -163,7 +165,8 @@ def sentence_grammar(shape: SentenceShape) -> str:
         root = f"root ::= ({start('lead', 'mid')}) tail {end}"
     rules = [
         root,
-        "lead ::= opener (sp item){0,6} sp",
+        "lead ::= first (sp item){0,6} sp",
+        f"first ::= opener{' | name possessive?' if names else ''}",  # "The Color of Friendship's director Kevin Hooks also directed ..."
         f"opener ::= {alternatives(OPENERS)}",
         f"mid ::= sp (item sp){{0,{shape.max_items}}}",
         f"tail ::= (sp item){{0,{shape.max_items}}}",

@@ -86,7 +86,7 @@ class Phraser:
                     judged,
                     sentence.text,
                     task.required,
-                    task.wording,
+                    task.said,
                     task.keeps_draft_numbers,
                     absent=list(task.listed),
                     max_words=task.max_words,
@@ -132,7 +132,7 @@ class Phraser:
         names |= {f.subject_label for f in facts.facts} | {f.value_label for f in facts.facts if f.value_label not in task.listed}
         for text in (facts.question, template):  # capitalised words of the question and the template ("IMDb")
             names |= set(re.findall(r"\b[A-Z][\w'-]*(?: [A-Z][\w'-]*)*", text))
-        names -= set(task.listed) | set(task.values) | {task.topic}
+        names -= set(task.listed) | set(task.values) | {task.topic, *task.topic_forms}
         draft = task.replaces or template
         numbers = {m.group() for text in (draft, facts.question, task.suffix) for m in re.finditer(r"\d+(?:[.,]\d+)*", text)}
         numbers.add(str(len(task.listed or task.values)))
@@ -140,7 +140,7 @@ class Phraser:
         said = {f for _, f in words(template)}
         excluded = self.guard.forbidden_words(facts, template) | (NEGATIONS - said) | set(task.opposite)
         return SentenceShape(task.topic, task.values, tuple(sorted(n for n in names if n)), tuple(sorted(numbers)), frozenset(excluded),
-                             lead_in=task.lead_in, opener=task.opener, topic_first=task.topic_first, claim=task.claim,
+                             lead_in=task.lead_in, opener=task.opener, topic_first=task.topic_first, claim=task.claim, topic_forms=task.topic_forms,
                              max_items=max(3, min(12, (task.max_words - len(words(" ".join([task.topic, *task.values])))) // 2)))
 
 

@@ -9,7 +9,7 @@ from bot.core.contracts import Facts, Hop, Sentence
 from bot.core.kinds import Kind, spec
 from bot.core.text import join_labels
 from bot.generation.phrasing.guard import relation_cues, words
-from bot.generation.sentences import LIST_INLINE, LIST_LIMIT, shown
+from bot.generation.sentences import LIST_INLINE, LIST_LIMIT, inverse, shown
 from bot.generation.templates import COMPARATIVE_WORDS, describe_chain, display_name, measure, path_phrase
 
 LEAD_IN_OVER = LIST_INLINE  # longer lists are printed by the template; the model writes only their lead-in
@@ -80,6 +80,7 @@ class PhrasingTask:
     claim: tuple[str, ...] = ()  # words the sentence must keep ("longer"): what it claims
     opposite: frozenset[str] = frozenset()  # words it may not use ("shorter")
     chain: tuple[Hop, ...] = ()  # the relations the sentence is about (whose wording it may use)
+    topic_forms: tuple[str, ...] = ()  # other ways to say the topic ("Jeremy Jordan starred in" for "starring Jeremy Jordan")
 
     @property
     def lead_in(self) -> bool:
@@ -91,8 +92,13 @@ class PhrasingTask:
 
     @property
     def required(self) -> list[str]:
-        """What the sentence must name: the topic and the values (a lead-in's list follows it)."""
-        return [t for t in (self.topic,) if t] + list(self.values)
+        """What the sentence must name: the topic (when it has one form) and the values (a lead-in's list follows it)."""
+        return [t for t in (self.topic,) if t and not self.topic_forms] + list(self.values)
+
+    @property
+    def said(self) -> tuple[tuple[str, ...], ...]:
+        """The phrases the guard requires, each as its accepted alternatives: the wording, and a topic that has several forms."""
+        return self.wording + (((self.topic, *self.topic_forms),) if self.topic_forms else ())
 
     @property
     def max_words(self) -> int:
@@ -175,10 +181,41 @@ def task_for(facts: Facts, template: Sentence, bundle) -> tuple[PhrasingTask | N
         topic = re.sub(r"^(?:the )?(?:\d+ )?(?:films?|movies?) ", "", path_phrase(facts, bundle))
         # the relation's noun, or a word that says it ("starred" for the cast)
         claim = (last.noun, last.plural, *last.synonyms, *sorted(relation_cues(bundle).get(last.name, ()))) if last else ()
+    forms = active_topic(facts, bundle) if len(facts.chain) > 1 else ()
     if long_list:
         return PhrasingTask(facts.question, facts.kind, topic, asked, (), value_noun, sources, template.text, listed=values, names=names,
-                            claim=claim), ""
-    return PhrasingTask(facts.question, facts.kind, topic, asked, values, value_noun, sources, template.text, names=names, claim=claim), ""
+                            claim=claim, topic_forms=forms), ""
+    return PhrasingTask(facts.question, facts.kind, topic, asked, values, value_noun, sources, template.text, names=names, claim=claim,
+                        topic_forms=forms), ""
+
+
+_FILMS = "\x00"  # stands for the films in a rendered sentence
+
+
+def active_topic(facts: Facts, bundle) -> tuple[str, ...]:
+    """The films of a path said with the value they share as the subject, as the template says a value's films:
+    "Jeremy Jordan starred in" for "films starring Jeremy Jordan", and "Kevin Hooks also directed" for "the other
+    films directed by the director of The Color of Friendship (Kevin Hooks)" (or () for other paths).
+
+    Asked about the genres of the films starring Jeremy Jordan, the model mostly starts "Jeremy Jordan starred
+    in 2 films ..."; with the path's noun phrase as the only form of the topic the grammar stopped it there."""
+    hops, path = facts.chain, facts.extra.get("path", [])
+    if not facts.topic or any(h.relation not in bundle.relations for h in hops[:2]):
+        return ()
+    if not hops[0].to_value:  # from the topic to its films
+        return _films_of(bundle.relations[hops[0].relation], display_name(facts.topic[0]), "")
+    if not hops[1].to_value and len(path) == 1:  # from the topic to one value, then to that value's other films
+        return _films_of(bundle.relations[hops[1].relation], path[0], " also")
+    return ()
+
+
+def _films_of(relation, value: str, adverb: str) -> tuple[str, ...]:
+    """The template's sentence for the films of `value` up to the films ("Kevin Hooks directed"), `adverb` after the value."""
+    said = inverse(relation, value, [_FILMS])
+    head = said.split(_FILMS)[0].strip()
+    if _FILMS not in said or not head.startswith(value) or head == value:
+        return ()
+    return (value + adverb + head[len(value) :],)
 
 
 def _recommendation(facts: Facts, template: Sentence) -> tuple[PhrasingTask | None, str]:
