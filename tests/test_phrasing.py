@@ -142,6 +142,23 @@ def test_guard_rejects_the_wording_of_a_relation_the_facts_do_not_come_from(mini
         assert any(p.startswith("wording of another relation") for p in verdict.problems)
 
 
+@pytest.mark.parametrize(
+    "facts, template, text, accepted",
+    [
+        (GWH, GWH_TEMPLATE, "Gus Van Sant directed Good Will Hunting.", True),
+        (GWH, GWH_TEMPLATE, "Good Will Hunting directed Gus Van Sant.", False),  # every name kept, the fact turned round
+        (WRITERS, WRITERS_TEMPLATE, "Good Will Hunting wrote Matt Damon and Ben Affleck.", False),
+        (CAST, CAST_TEMPLATE, "Good Will Hunting starred Robin Williams and Matt Damon.", True),  # a film stars its cast
+        (CAST, CAST_TEMPLATE, "Good Will Hunting starred in Robin Williams and Matt Damon.", False),
+    ],
+)
+def test_guard_rejects_a_fact_stated_the_wrong_way_round(mini_agent, facts, template, text, accepted):
+    guard = FaithfulnessGuard(mini_agent.kg.labels, mini_agent.kg.bundle)
+    verdict = guard.check(text, facts, template, [a.label for a in facts.answers])
+    assert verdict.ok is accepted, verdict.problems
+    assert accepted or any(p.startswith("reversed") for p in verdict.problems)
+
+
 def test_relation_wording_inside_a_title_is_part_of_the_title(mini_agent):
     guard = FaithfulnessGuard(mini_agent.kg.labels, mini_agent.kg.bundle)
     facts = make_facts(["Ann Person"], "cast_member", topic="Written on the Wind", question="Who starred in Written on the Wind?")

@@ -14,6 +14,7 @@ from functools import cached_property
 
 from bot.core.contracts import Facts
 from bot.core.text import fold, tokens
+from bot.generation.sentences import inverse
 from bot.generation.templates import display_name
 from bot.kg.bundle import Bundle
 from bot.kg.labels import LabelIndex
@@ -39,6 +40,7 @@ GENERIC_WORDS = frozenset("film films movie movies picture pictures".split())
 VOCABULARY_SKIP_GROUPS = frozenset({"film", "person", ""})  # titles and names are caught by capitalisation
 CLOSED_GROUP_SIZE = 500  # groups this small (genres, languages) are checked in every answer; others when answered
 MAX_VOCABULARY_NGRAM = 4
+VALUE_SLOT, FILM_SLOT = "Xvaluex", "Xfilmx"  # stand-ins for a value and a film in a relation's sentence
 CUE_RELATIONS = 3  # a word in more relations' phrasings than this says nothing about which one
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -199,7 +201,29 @@ class FaithfulnessGuard:
         problems += [f"negation {w!r}" for w, done in zip(sequence, covered) if not done and w in NEGATIONS and w not in said]
         problems += self._unsupported_vocabulary(sequence, covered, evidence, facts)
         problems += self._other_relations(sequence, covered, facts, template)
+        problems += self._reversed(sequence, facts)
         return Verdict(not problems, tuple(dict.fromkeys(problems)))
+
+    def _reversed(self, sequence: list[str], facts: Facts) -> list[str]:
+        """Facts stated the wrong way round: "Rashomon directed Akira Kurosawa" keeps every name of "Akira Kurosawa
+        directed Rashomon" and says something false. The relation's own sentence for a value's films
+        (bot.generation.sentences.inverse: "X directed F", "F is in the genre X") gives the words between the two;
+        the same words with the film and the value swapped are refused."""
+        if self.bundle is None:
+            return []
+        problems = []
+        for fact in facts.facts:
+            name, direction = fact.relation[:-1], fact.relation[-1:]  # "director+": from the film to the value
+            relation = self.bundle.relations.get(name)
+            if relation is None or not relation.is_entity or direction not in ("+", "-"):
+                continue
+            film, other = (fact.subject_label, fact.value_label) if direction == "+" else (fact.value_label, fact.subject_label)
+            pattern = inverse(relation, VALUE_SLOT, [FILM_SLOT]).rstrip(".")
+            first, middle = re.split(f"({VALUE_SLOT}|{FILM_SLOT})", pattern)[1:3]
+            swapped = (film, middle, other) if first == VALUE_SLOT else (other, middle, film)
+            if find_phrase(sequence, phrase_key(" ".join(swapped))):
+                problems.append(f"reversed {fact.relation!r}: {' '.join(swapped).strip()!r}")
+        return problems
 
     @cached_property
     def closed_vocabulary(self) -> frozenset[str]:
