@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import pickle
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from bot.core.contracts import Constraint, Hop
 from bot.kg import queries
 from bot.kg.bundle import Bundle
 from bot.kg.labels import LabelIndex
+from bot.kg.store import Node
 
 log = logging.getLogger(__name__)
 
@@ -263,23 +264,21 @@ def build_film_table(graph, bundle: Bundle, labels: LabelIndex, progress=None) -
     return table
 
 
-def _film_position(row: dict, by_iri: dict[str, int], position: np.ndarray) -> int | None:
-    """The film position of a row's film; None for a film-side node that is not one of the films (every typed film
-    has a label, so a node the label index does not know is no film: the SPARQL's class test leaves it out too)."""
-    film = row.get("film")
-    idx = by_iri.get(film.value) if film is not None and film.is_iri else None
-    at = int(position[idx]) if idx is not None else -1
-    return at if at >= 0 else None
+def _film_rows(rows, by_iri: dict[str, int], position: np.ndarray) -> Iterator[tuple[int, Node | None]]:
+    """(film position, value) of each row whose film is one of the films. A film-side node the label index does not
+    know is no film (every typed film has a label), and the SPARQL's class test leaves it out too."""
+    for row in rows:
+        film = row.get("film")
+        idx = by_iri.get(film.value) if film is not None and film.is_iri else None
+        at = int(position[idx]) if idx is not None else -1
+        if at >= 0:
+            yield at, row.get("value")
 
 
 def _entity_column(rows, by_iri: dict[str, int], position: np.ndarray, count: int) -> EntityColumn:
     films, values = array("q"), array("q")
     complete = True
-    for row in rows:
-        at = _film_position(row, by_iri, position)
-        if at is None:
-            continue
-        value = row.get("value")
+    for at, value in _film_rows(rows, by_iri, position):
         idx = by_iri.get(value.value) if value is not None and value.is_iri else None
         if idx is None:
             complete = False  # a literal or unlabelled value: counts over the values would miss it
@@ -304,11 +303,7 @@ def _literal_column(rows, by_iri: dict[str, int], position: np.ndarray, count: i
     text_low: dict[int, str] = {}
     text_high: dict[int, str] = {}
     exact = numeric
-    for row in rows:
-        at = _film_position(row, by_iri, position)
-        if at is None:
-            continue
-        value = row.get("value")
+    for at, value in _film_rows(rows, by_iri, position):
         if value is None or value.is_iri:
             return None
         text = value.value
