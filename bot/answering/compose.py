@@ -1,9 +1,11 @@
 """Answers to compositional questions: yes/no checks, comparisons, superlatives, counts and filtered film lists.
 
-Every answer is computed in SPARQL from templates/compose.json (bot.kg.queries.compose_query):
+Answers are computed in SPARQL from templates/compose.json (bot.kg.queries.compose_query):
 conditions become fragments of one WHERE block, counts and orderings are aggregated by the
-store, and only what the reply shows is transferred (a genre with thousands of films costs a
-COUNT and a LIMIT, not thousands of rows). The structured result goes to the generation layer
+store, and only what the reply shows is transferred. On a hub (`hub_films`: conditions whose
+SPARQL would start from thousands of films, where the store looks every one of them up again
+for each other condition) the film table (bot.kg.film_table) finds which films answer and how
+many, and the rows shown are still read from the store. The structured result goes to the generation layer
 in `Facts.extra["composition"]`, with the facts that decide it ("No — the director of Alien is
 Ridley Scott"), and a missing value is said, never guessed.
 """
