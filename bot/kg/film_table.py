@@ -126,24 +126,23 @@ class FilmTable:
         sizes = [len(self.films)]
         for c in constraints:
             if c.op == "in":
-                size = 0
-                for r in c.relations:
-                    column = self.entity[r]
-                    for v in (labels.by_iri.get(value) for value in c.values):
-                        at = np.searchsorted(column.value_ids, v) if v is not None else len(column.value_ids)
-                        if at < len(column.value_ids) and column.value_ids[at] == v:
-                            size += int(column.value_ptr[at + 1] - column.value_ptr[at])
-                sizes.append(size)
+                ids = [i for i in (labels.by_iri.get(v) for v in c.values) if i is not None]
+                sizes.append(sum(len(self._films_with(r, v)) for r in c.relations for v in ids))
         return min(sizes)
+
+    def _films_with(self, relation: str, value_id: int) -> np.ndarray:
+        """The positions of the films whose `relation` has the value `value_id` (none when no film has it)."""
+        column = self.entity[relation]
+        at = np.searchsorted(column.value_ids, value_id)
+        if at < len(column.value_ids) and column.value_ids[at] == value_id:
+            return column.value_films[column.value_ptr[at] : column.value_ptr[at + 1]]
+        return column.value_films[:0]
 
     def _with_values(self, relations: Iterable[str], value_ids: list[int]) -> np.ndarray:
         hit = np.zeros(len(self.films), dtype=bool)
         for r in relations:
-            column = self.entity[r]
             for v in value_ids:
-                at = np.searchsorted(column.value_ids, v)
-                if at < len(column.value_ids) and column.value_ids[at] == v:
-                    hit[column.value_films[column.value_ptr[at] : column.value_ptr[at + 1]]] = True
+                hit[self._films_with(r, v)] = True
         return hit
 
     def best_known(self, mask: np.ndarray, limit: int) -> list[int]:
