@@ -96,19 +96,23 @@ class Retriever:
         kind = last.kind if understanding.chain[-1].to_value else "entity"
         labels = self.kg.labels
         answers = []
+        degree: dict[str, int] = {}
         for row in rows:
             node = row.get("answer")
             if node is None:
                 continue
             support = int(row["support"].value) if "support" in row else 1
             if node.is_iri:
-                label = labels.label_of(node.value) or self._fetch_label(node.value)
+                try:  # one lookup for label and degree: a 3-hop answer can have hundreds of rows
+                    idx = labels.by_iri[node.value]
+                    label, degree[node.value] = labels.labels[idx], labels.degree[idx]
+                except KeyError:
+                    label = self._fetch_label(node.value)
                 if label is None:
                     continue
                 answers.append(Answer(label, node.value, support))
             else:
                 answers.append(Answer(format_literal(node, kind), None, support))
-        degree = {a.iri: (labels.info(a.iri) or ("", "", 0, None))[2] for a in answers if a.iri}
         answers.sort(key=lambda a: (-a.support, -degree.get(a.iri, 0), a.label.casefold(), a.iri or ""))
         answers = _dedupe_literals(answers)
         topic = understanding.entities[0]

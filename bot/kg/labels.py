@@ -152,7 +152,9 @@ class LabelIndex:
             return []
         # ratio = 100 * (1 - distance / (la + lb)) and distance >= |la - lb|, so lb lies in a band around la
         t = threshold / 100
-        keys = self.band(len(norm) * t / (2 - t), len(norm) * (2 - t) / t) if t > 0 else self.keys_by_length[0]
+        # (widened by a hair: 3 * (2 - 0.6) / 0.6 is 6.999... in floating point, and a 7-letter label scores 60 exactly)
+        slack = 1e-6
+        keys = self.band(len(norm) * t / (2 - t) - slack, len(norm) * (2 - t) / t + slack) if t > 0 else self.keys_by_length[0]
         hits = process.extract(norm, keys, scorer=fuzz.ratio, processor=None, score_cutoff=threshold, limit=limit)
         return [(key, score) for key, score, _ in hits]
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 
 from bot.core.contracts import Hop
 from bot.core.text import words
@@ -72,6 +73,7 @@ UNSUPPORTED_PHRASES = {
 }
 
 
+@lru_cache(maxsize=4096)
 def _function_word_typo(word: str) -> bool:
     """'wich', 'whos', 'teh': one slip away from a function word, so no content of its own."""
     from rapidfuzz import process
@@ -150,8 +152,24 @@ class Lexicon:
         """Every word the lexicon knows: cues, question wording, what the graph lacks."""
         return frozenset().union(*self.cues.values()) | STOP | GENERIC | SHARE_CUES | FILM_WORDS | frozenset(self.unsupported)
 
-    def relations_of(self, word: str) -> set[str]:
-        return {name for name, said in self.cues.items() if word in said}
+    def relations_of(self, word: str) -> frozenset[str]:
+        return self._relations_by_cue.get(word, frozenset())
+
+    @cached_property
+    def _relations_by_cue(self) -> dict[str, frozenset[str]]:
+        by_cue: dict[str, set[str]] = {}
+        for name, said in self.cues.items():
+            for word in said:
+                by_cue.setdefault(word, set()).add(name)
+        return {word: frozenset(names) for word, names in by_cue.items()}
+
+    @cached_property
+    def _phrases_by_first_word(self) -> dict[str, list[tuple[tuple[str, ...], str]]]:
+        """The unsupported phrases by their first word, in their order (explain looks up each word of every reading)."""
+        by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        for phrase, what in self.unsupported_phrases.items():
+            by_first.setdefault(phrase[0], []).append((phrase, what))
+        return by_first
 
     def is_cue(self, word: str) -> bool:
         return any(word in said for said in self.cues.values())
@@ -169,7 +187,7 @@ class Lexicon:
         for i, word in enumerate(content):
             if word in phrased:
                 continue
-            phrase = next((what for p, what in self.unsupported_phrases.items() if tuple(content[i : i + len(p)]) == p), None)
+            phrase = next((what for p, what in self._phrases_by_first_word.get(word, ()) if tuple(content[i : i + len(p)]) == p), None)
             if phrase:
                 unsupported.append(phrase)
                 continue

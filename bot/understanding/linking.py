@@ -9,48 +9,66 @@ the others are kept as alternatives so the chat can ask which one was meant.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from bot.core.contracts import LinkedEntity
 from bot.kg.labels import LabelIndex
 from bot.understanding.mentions import Span
 
 
-def link_span(
-    span: Span, text: str, labels: LabelIndex, group: str | None, years: list[int], role: tuple[str, str] | None = None
-) -> LinkedEntity | None:
-    """The best entity behind `span` whose group is `group` (any group when None) and that takes
-    part in `role` (a relation name and the entity's side, "s" or "o"; any when None), or None."""
-    ids = [i for i in span.ids if (group is None or labels.groups[i] == group) and (role is None or labels.has_role(i, *role))]
-    if not ids:
-        return None
+@dataclass(frozen=True)
+class Namesakes:
+    """The entities a span may name within one class group, best first, each as the dialogue describes it."""
 
+    ids: list[int]
+    described: list[dict]
+
+
+def namesakes(span: Span, text: str, labels: LabelIndex, group: str | None, years: list[int]) -> Namesakes:
+    """The entities behind `span` in `group` (any group when None), ranked: a year the question names, the
+    spelling as written (punctuation included: "Up!" and "What?" are titles of their own), the most connected.
+
+    Ranked once per span and group and shared by every reading's role (a title of a 20M-triple graph can
+    name a hundred films, and a clause has ~20 readings)."""
     surface = text[span.start : span.end]
     end = span.end
     while end < len(text) and not text[end].isspace() and not text[end].isalnum():
         end += 1
-    punctuated = text[span.start : end]  # "Up!" and "What?" are titles of their own beside "Up" and "What"
+    punctuated = text[span.start : end]
 
     def rank(i: int):
-        year_match = labels.years[i] is not None and labels.years[i] in years
-        exact = labels.labels[i] == surface  # "Brüno" over "Bruno" when the user wrote "Brüno"
-        return (not year_match, labels.labels[i] != punctuated, not exact, -labels.degree[i], labels.labels[i], labels.iris[i])
+        label, year = labels.labels[i], labels.years[i]
+        exact = label == surface  # "Brüno" over "Bruno" when the user wrote "Brüno"
+        return (not (year is not None and year in years), label != punctuated, not exact, -labels.degree[i], label, labels.iris[i])
 
-    ids.sort(key=rank)
-    best = ids[0]
+    ids = sorted((i for i in span.ids if group is None or labels.groups[i] == group), key=rank)
+    described = [{"iri": labels.iris[i], "label": labels.labels[i], "year": labels.years[i], "degree": labels.degree[i],
+                  "group": labels.groups[i]} for i in ids]
+    return Namesakes(ids, described)
+
+
+def link_span(
+    span: Span, text: str, labels: LabelIndex, group: str | None, years: list[int], role: tuple[str, str] | None = None,
+    among: Namesakes | None = None,
+) -> LinkedEntity | None:
+    """The best entity behind `span` whose group is `group` (any group when None) and that takes
+    part in `role` (a relation name and the entity's side, "s" or "o"; any when None), or None.
+    `among`: the span's namesakes in `group`, when already ranked."""
+    among = among if among is not None else namesakes(span, text, labels, group, years)
+    best = next((n for n, i in enumerate(among.ids) if role is None or labels.has_role(i, *role)), None)
+    if best is None:
+        return None
+    i = among.ids[best]
     # every other entity the words may name, whatever its roles: a namesake without a triple for this
     # question is still one the user may have meant (the dialogue asks which)
-    others = sorted((i for i in span.ids if i != best and (group is None or labels.groups[i] == group)), key=rank)
-    alternatives = [
-        {"iri": labels.iris[i], "label": labels.labels[i], "year": labels.years[i], "degree": labels.degree[i], "group": labels.groups[i]}
-        for i in others
-    ]
     return LinkedEntity(
         text=text[span.start : span.end],
-        iri=labels.iris[best],
-        label=labels.labels[best],
+        iri=labels.iris[i],
+        label=labels.labels[i],
         score=span.fuzzy_score,
-        group=labels.groups[best],
+        group=labels.groups[i],
         start=span.start,
         end=span.end,
-        year=labels.years[best],
-        alternatives=alternatives,
+        year=labels.years[i],
+        alternatives=among.described[:best] + among.described[best + 1 :],
     )

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from itertools import combinations
 
 from bot.core.contracts import Ask, Hop, LinkedEntity, Understanding, chain_code, parse_chain
@@ -48,7 +49,7 @@ from bot.understanding.lexicon import (
     Lexicon,
     expected_answer,
 )
-from bot.understanding.linking import link_span
+from bot.understanding.linking import Namesakes, link_span, namesakes
 from bot.understanding.mentions import IndexMentions, Span
 from bot.understanding.questions import ENT, supported_chains
 from bot.understanding.series import SeriesOrdinals
@@ -173,6 +174,9 @@ class Understander:
         # extra mention sources (the Flair NER layer, once loaded): (text, tokens) -> Spans; a span
         # that did not validate against the KG has no ids (it is only recorded in the trace)
         self.span_sources: list[MentionSource] = []
+        # the graph is read-only, so these answers never go stale
+        self.topic_roles = lru_cache(maxsize=4096)(self._topic_roles)
+        self.films_linked = lru_cache(maxsize=1024)(self._films_linked)
 
     # --- names ----------------------------------------------------------------------------
 
@@ -643,8 +647,8 @@ class Understander:
                 person = self._link(text, span, "person", [])
                 if person is None:
                     continue
-                rows = self.kg.graph.select(queries.films_linked_to([f["iri"] for f in films], person.iri))
-                linked = [f for f in films if any(r.get("film") is not None and r["film"].value == f["iri"] for r in rows)]
+                with_person = self.films_linked(tuple(f["iri"] for f in films), person.iri)
+                linked = [f for f in films if f["iri"] in with_person]
                 if len(linked) == 1:
                     chosen, by, used = linked[0], "person", set(range(span.tok_start, span.tok_end))
                     break
@@ -659,6 +663,12 @@ class Understander:
         candidate = replace(best, entity=picked, selectors=best.selectors | frozenset(used))
         candidate.explanation = self._explain(toks, a, b, candidate, picked)
         return candidate
+
+    def _films_linked(self, films: tuple[str, ...], person: str) -> frozenset[str]:
+        """Those of `films` that `person` is linked to (cached in __init__: the clause's best readings often share
+        their film and ask again)."""
+        rows = self.kg.graph.select(queries.films_linked_to(list(films), person))
+        return frozenset(r["film"].value for r in rows if r.get("film") is not None)
 
     def _main_role_reading(self, best: Candidate, toks, a: int, b: int) -> Candidate:
         """"The films of Bong Joon-ho": when no word says which of a person's roles the question goes through,
@@ -754,6 +764,18 @@ class Understander:
         years = [int(y) for y in YEAR.findall(text)]
         order = probs.argsort(axis=1)[:, ::-1]
         found = []
+        # a span's chains share few (start group, role) pairs: link it once per pair (at 20M triples a span can name
+        # dozens of namesakes, and each link ranks them all)
+        ranked: dict[tuple, Namesakes] = {}
+        linked: dict[tuple, LinkedEntity | None] = {}
+
+        def link(span: Span, group: str | None, role: tuple[str, str] | None) -> LinkedEntity | None:
+            if (id(span), group) not in ranked:
+                ranked[id(span), group] = namesakes(span, text, self.kg.labels, group, years)
+            if (id(span), group, role) not in linked:
+                linked[id(span), group, role] = link_span(span, text, self.kg.labels, group, years, role, ranked[id(span), group])
+            return linked[id(span), group, role]
+
         for row, span in enumerate(spans):
             wording = sum(toks[i][0] in self.vocabulary for i in range(span.tok_start, span.tok_end))
             length = span.length - wording / 2  # "movie Crazy" is a weaker name than "Crazy Heart"
@@ -764,19 +786,21 @@ class Understander:
             cued = [self.cued_columns[r] for r, cues in self.lexicon.cues.items() if r in self.cued_columns and cues & outside]
             columns = list(order[row][:MAX_CHAINS_PER_SPAN])
             columns += [c for pair in cued for c in pair if c not in columns]  # the relations the words name, however ranked
+            ignored = None
             for col in columns:
                 chain, p = classes[col], float(probs[row, col])
                 start = self.chain_start.get(chain)
-                entity = link_span(span, text, self.kg.labels, start, years, self.chain_role.get(chain))
+                entity = link(span, start, self.chain_role.get(chain))
                 plays_role = entity is not None
                 if entity is None:
-                    entity = link_span(span, text, self.kg.labels, start, years)
+                    entity = link(span, start, None)
                     if entity is None:
                         continue
                 score = math.log(max(p, 1e-9)) + prior - (0.0 if plays_role else math.log(ROLE_ODDS))
                 candidate = Candidate(span, entity, chain, p, score, coordinated=groups[id(span)])
                 candidate.explanation = self._explain(toks, a, b, candidate, entity)
-                ignored = self._ignored_names(text, toks, spans, candidate)
+                if ignored is None:  # the same for every chain of the span
+                    ignored = self._ignored_names(text, toks, spans, candidate)
                 if ignored:
                     candidate.explanation = replace(candidate.explanation, other_cues=candidate.explanation.other_cues + ignored)
                 found.append(candidate)
@@ -823,13 +847,7 @@ class Understander:
 
     def _explain(self, toks, a: int, b: int, candidate: Candidate, entity: LinkedEntity | None) -> Explanation:
         content = self._content(toks, a, b, candidate)
-        roles = set()
-        if entity is not None and entity.iri in self.kg.labels.by_iri:
-            idx = self.kg.labels.by_iri[entity.iri]
-            for name, rel in self.kg.bundle.relations.items():
-                side = "o" if rel.direction == "forward" else "s"
-                if self.kg.labels.has_role(idx, name, side):
-                    roles.add(name)
+        roles = self.topic_roles(self.kg.labels.by_iri[entity.iri]) if entity is not None and entity.iri in self.kg.labels.by_iri else frozenset()
         chain = tuple(h for code in candidate.chain.split(";") for h in parse_chain(code))
         explanation = self.lexicon.explain(content, chain, bool(set(content) & FILM_WORDS), roles)
         names = set()
@@ -852,15 +870,21 @@ class Understander:
             explanation = replace(explanation, unevidenced=tuple(r for r in explanation.unevidenced if r != chain[-1].relation))
         return explanation
 
-    def _first_hop_named(self, toks, a: int, candidate: Candidate) -> set[str]:
+    def _topic_roles(self, idx: int) -> frozenset[str]:
+        """The relations the label index's entity `idx` takes part in as a film's value (cached in __init__: every
+        reading of a clause asks about its entity, ~30 readings a question)."""
+        return frozenset(name for name, rel in self.kg.bundle.relations.items()
+                         if self.kg.labels.has_role(idx, name, "o" if rel.direction == "forward" else "s"))
+
+    def _first_hop_named(self, toks, a: int, candidate: Candidate) -> frozenset[str]:
         """The relations of a noun right before "of <name>" ("the director of X"), else an empty set (also for several
         asks: "the director, the release year and the running time of X")."""
         span = candidate.span
         if span is None or candidate.coordinated or ";" in candidate.chain or span.tok_start - 2 < a or toks[span.tok_start - 1][0] != "of":
-            return set()
+            return frozenset()
         noun = self.speller(toks[span.tok_start - 2][0])
         if noun in FILM_WORDS or any(toks[k][0] in FILM_WORDS for k in range(span.tok_end, min(len(toks), span.tok_end + 2))):
-            return set()  # "the release dates of Ana Coto acted films": the name qualifies the films after it
+            return frozenset()  # "the release dates of Ana Coto acted films": the name qualifies the films after it
         return self.lexicon.relations_of(noun)
 
     def _answer_type(self, hop: Hop) -> str:
