@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz, process
 
@@ -95,6 +95,7 @@ def _index(keys: list[str]) -> LabelIndex:
     query=st.text(alphabet="abcde ", min_size=1, max_size=24),
     threshold=st.sampled_from([60.0, 75.0, 90.0, 100.0]),
 )
+@example(keys=["aaaaaaa"], query="aaa", threshold=60.0)  # the band's upper end, 3 * 1.4 / 0.6, is 6.999... in floating point
 def test_fuzzy_search_over_a_length_band_finds_what_a_full_scan_finds(keys, query, threshold):
     full = process.extract(query, keys, scorer=fuzz.ratio, processor=None, score_cutoff=threshold, limit=None)
     found = _index(keys).fuzzy(query, threshold, limit=len(keys))
