@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from bot.core.contracts import Facts, Hop, Sentence
 from bot.core.kinds import Kind, spec
 from bot.core.text import join_labels
-from bot.generation.phrasing.guard import relation_cues, words
+from bot.generation.phrasing.guard import FILM_SLOT, relation_cues, words
 from bot.generation.sentences import LIST_INLINE, LIST_LIMIT, inverse, shown
 from bot.generation.templates import COMPARATIVE_WORDS, describe_chain, display_name, measure, path_phrase
 
@@ -189,9 +189,6 @@ def task_for(facts: Facts, template: Sentence, bundle) -> tuple[PhrasingTask | N
                         topic_forms=forms), ""
 
 
-_FILMS = "\x00"  # stands for the films in a rendered sentence
-
-
 def active_topic(facts: Facts, bundle) -> tuple[str, ...]:
     """The films of a path said with the value they share as the subject, as the template says a value's films:
     "Jeremy Jordan starred in" for "films starring Jeremy Jordan", and "Kevin Hooks also directed" for "the other
@@ -211,9 +208,9 @@ def active_topic(facts: Facts, bundle) -> tuple[str, ...]:
 
 def _films_of(relation, value: str, adverb: str) -> tuple[str, ...]:
     """The template's sentence for the films of `value` up to the films ("Kevin Hooks directed"), `adverb` after the value."""
-    said = inverse(relation, value, [_FILMS])
-    head = said.split(_FILMS)[0].strip()
-    if _FILMS not in said or not head.startswith(value) or head == value:
+    said = inverse(relation, value, [FILM_SLOT])
+    head = said.split(FILM_SLOT)[0].strip()
+    if FILM_SLOT not in said or not head.startswith(value) or head == value:
         return ()
     return (value + adverb + head[len(value) :],)
 
