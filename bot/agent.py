@@ -133,7 +133,10 @@ class Agent:
         if contribution.phraser is not None:
             self.phraser = contribution.phraser
         if contribution.background is not None:
-            thread = threading.Thread(target=self._load_in_background, args=(name, contribution.background), name=f"load {name}", daemon=True)
+            # not a daemon: the interpreter waits for a load still running when the process ends. A daemon thread is
+            # stopped where it next takes the GIL, and inside torch's native code (the NER tagger's layers being made)
+            # that aborts the process ("terminate called without an active exception") after a correct answer.
+            thread = threading.Thread(target=self._load_in_background, args=(name, contribution.background), name=f"load {name}")
             self._background.append(thread)
             thread.start()
 

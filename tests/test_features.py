@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 
 import pytest
 
@@ -122,3 +124,26 @@ def test_the_pipeline_command_prints_the_assembled_pipeline_as_json(mini_bundle,
     assert described["kg"]["bundle"] == "mini"
     assert described["kinds"]["factual"]["answered"] is True
     assert described["phraser"] is False and "phrasing" not in {f["name"] for f in described["features"] if f["on"]}
+
+
+EXIT_WHILE_LOADING = """
+import sys, time
+import torch
+from bot.agent import Agent
+from bot.core.config import Settings
+from bot.core.features import Contribution
+agent = Agent.from_settings(Settings(kg=sys.argv[1], cache_dir=sys.argv[2], features=()))
+def load():  # as the NER tagger's load: torch making layers, which releases and takes the GIL again and again
+    end = time.monotonic() + 2
+    while time.monotonic() < end:
+        torch.nn.Linear(256, 256)
+agent.contribute("slow", Contribution(background=load))
+print(agent.answer("Who directed Milk?").answers)
+"""
+
+
+def test_a_process_that_ends_while_a_feature_still_loads_exits_cleanly(mini_agent, mini_settings):
+    done = subprocess.run([sys.executable, "-c", EXIT_WHILE_LOADING, mini_settings.kg, mini_settings.cache_dir],
+                          capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout.strip()) == (0, "['Gus Van Sant']"), done.stderr[-2000:]
+    assert "terminate called" not in done.stderr
