@@ -1,5 +1,5 @@
-"""The film table answers every composition as the SPARQL templates do: on a small synthetic KG, each plan is
-answered once from the table (forced for every plan) and once by SPARQL alone, and the replies must agree."""
+"""The film table answers every composition and multi-hop chain as the SPARQL templates do: on a small synthetic KG,
+each plan is answered once from the table (forced for every plan) and once by SPARQL alone, and the replies must agree."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import pytest
 
 from bot.answering import compose
 from bot.answering.compose import ComposedAnswers
+from bot.answering.factual import Retriever
 from bot.core.config import Settings
-from bot.core.contracts import Aggregate, Constraint, Understanding
+from bot.core.contracts import Aggregate, Constraint, Hop, LinkedEntity, Understanding
 from bot.core.kinds import Kind
 from bot.kg.film_table import FilmTable
 from bot.kg.graph import build_graph
@@ -121,3 +122,43 @@ def test_a_table_survives_saving_and_loading(kg, tmp_path):
     where = [Constraint(("genre",), "in", (genre,)), Constraint(("duration",), ">", ("100",))]
     assert (loaded.matching(where, kg.labels) == kg.films.matching(where, kg.labels)).all()
     assert loaded.matching(where, kg.labels).sum() > 0
+
+
+def chain_reply(kg, chain, iri):
+    labels = kg.labels
+    idx = labels.by_iri[iri]
+    topic = LinkedEntity(labels.labels[idx], iri, labels.labels[idx], 100.0, labels.groups[idx])
+    facts, _ = Retriever(kg)._answer(Understanding("q", Kind.FACTUAL, chain=chain, entities=[topic]))
+    return [(a.label, a.iri, a.support) for a in facts.answers]
+
+
+def test_the_table_walks_every_multi_hop_chain_as_its_sparql_template_counts_it(kg):
+    entity = ["director", "cast_member", "genre", "country_of_origin"]
+    films = [kg.labels.iris[int(i)] for i in kg.films.films[::170]]  # five films
+    sparql_only = replace(kg, films_file=None, loaded_films=FilmTable())
+    walked = answered = 0
+    for a in entity:
+        starts = values(kg, a)
+        for b in entity:
+            chains = [((Hop(a, False), Hop(b, True)), [starts[0], starts[len(starts) // 2], starts[-1]]),
+                      ((Hop(a, True), Hop(b, False)), films)]
+            chains += [((Hop(a, True), Hop(b, False), Hop(c, True)), films[:3]) for c in entity]
+            for chain, topics in chains:
+                for topic in topics:
+                    assert kg.films.chain_answers(chain, kg.labels.by_iri[topic]) is not None, chain
+                    expected = chain_reply(sparql_only, chain, topic)
+                    assert chain_reply(kg, chain, topic) == expected, (chain, topic)
+                    walked += 1
+                    answered += bool(expected)
+    assert walked == 4 * 4 * (3 + 5 + 4 * 3) and answered > walked // 3  # agreement between real answers, not only empty ones
+
+
+def test_chains_the_table_cannot_walk_exactly_stay_with_sparql(kg):
+    film = int(kg.films.films[0])
+    person = kg.labels.by_iri[values(kg, "director")[0]]
+    assert kg.films.chain_answers((Hop("director", True),), film) is None  # one hop: a single lookup for the store
+    assert kg.films.chain_answers((Hop("director", True), Hop("director", False), Hop("duration", True)), film) is None  # a literal
+    assert kg.films.chain_answers((Hop("director", True), Hop("director", False)), person) is None  # a film chain from a person
+    assert kg.films.chain_answers((Hop("director", False), Hop("director", True), Hop("genre", False)), person) is None  # no template
+    incomplete = replace(kg.films, entity={**kg.films.entity, "genre": replace(kg.films.entity["genre"], complete=False)})
+    assert incomplete.chain_answers((Hop("genre", True), Hop("genre", False)), film) is None  # a value the index does not know

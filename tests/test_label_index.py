@@ -4,12 +4,40 @@ from __future__ import annotations
 
 import pickle
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.kg.labels import LabelIndex, SortedIds, SortedPositions
+from bot.kg.labels import KeysByLength, LabelIndex, Positions, SortedIds, Strings
 
 keys = st.text(alphabet="abcdé xyz'", min_size=1, max_size=8)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.text(max_size=6)), st.lists(st.text(max_size=6), max_size=10))
+def test_strings_read_and_find_every_string_like_the_list_they_were_made_from(items, probes):
+    frozen = pickle.loads(pickle.dumps(Strings(items)))
+    assert len(frozen) == len(items) and list(frozen) == items and frozen[:] == items
+    assert [frozen[i] for i in range(-len(items), len(items))] == items + items
+    for probe in [*items, *probes]:
+        found = frozen.position(probe)
+        assert (found >= 0) == (probe in items) == (probe in frozen)
+        if found >= 0:
+            assert frozen[found] == probe  # one of its places when it is there twice
+    assert frozen.position("\ud800") == -1 and frozen.position(None) == -1
+    unfindable = pickle.loads(pickle.dumps(Strings(items, findable=False)))
+    assert list(unfindable) == items
+    with pytest.raises(TypeError):
+        unfindable.position("a")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(keys, unique=True), st.lists(keys, unique=True), st.floats(0, 10), st.floats(0, 12))
+def test_keys_by_length_give_every_key_of_a_length_band_once(labels, variants, low, high):
+    band = KeysByLength(Strings(labels), variants).band(low, high)
+    expected = {key for key in [*labels, *variants] if low <= len(key) <= high}
+    assert sorted(band) == sorted(expected)
+    assert [len(key) for key in band] == sorted(len(key) for key in band)
 
 
 @settings(max_examples=60, deadline=None)
@@ -42,7 +70,7 @@ def test_a_saved_and_loaded_index_finds_the_same_entities_by_label_variant_and_i
     index.save(tmp_path / "labels.pkl")
     loaded = LabelIndex.load(tmp_path / "labels.pkl")
 
-    assert isinstance(loaded.by_norm, SortedIds) and isinstance(loaded.by_iri, SortedPositions)
+    assert isinstance(loaded.by_norm, SortedIds) and isinstance(loaded.by_iri, Positions)
     assert loaded.by_iri.keys is loaded.iris  # one list of IRIs, not two
     assert loaded.lookup("alien") == [0, 1] and loaded.lookup("aliens") == [1] and loaded.lookup("predator") == []
     assert loaded.lookup_variant("scott") == [2] and loaded.lookup_any("scott") == [2]

@@ -89,15 +89,31 @@ class Retriever:
                 return alt_facts, alt_query
         return facts, query
 
+    def _walked(self, understanding: Understanding) -> list[tuple[int, int]] | None:
+        """A multi-hop chain's (answer label id, support) from the film table's arrays (bot.kg.film_table), the same rows
+        its template's query gives (tests/test_film_table.py compares them); None when the table cannot answer it."""
+        if len(understanding.chain) < 2:
+            return None  # one hop is a single index lookup for the store
+        labels, topic = self.kg.labels, understanding.entities[0]
+        group = topic.group if topic.group in self.kg.bundle.classes else "film"  # the template's start classes
+        start = labels.by_iri.get(topic.iri)
+        if start is None or labels.groups[start] != group:
+            return None
+        return self.kg.films.chain_answers(understanding.chain, start)
+
     def _answer(self, understanding: Understanding) -> tuple[Facts, str]:
         query = self.query_for(understanding)
-        rows = self.kg.graph.select(query)
         last = self.kg.bundle.relations[understanding.chain[-1].relation]
         kind = last.kind if understanding.chain[-1].to_value else "entity"
         labels = self.kg.labels
         answers = []
         degree: dict[str, int] = {}
-        for row in rows:
+        walked = self._walked(understanding)
+        for idx, support in walked or ():
+            iri = labels.iris[idx]
+            degree[iri] = labels.degree[idx]
+            answers.append(Answer(labels.labels[idx], iri, support))
+        for row in self.kg.graph.select(query) if walked is None else ():
             node = row.get("answer")
             if node is None:
                 continue

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import pickle
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -132,11 +132,7 @@ class FilmTable:
 
     def _films_with(self, relation: str, value_id: int) -> np.ndarray:
         """The positions of the films whose `relation` has the value `value_id` (none when no film has it)."""
-        column = self.entity[relation]
-        at = np.searchsorted(column.value_ids, value_id)
-        if at < len(column.value_ids) and column.value_ids[at] == value_id:
-            return column.value_films[column.value_ptr[at] : column.value_ptr[at + 1]]
-        return column.value_films[:0]
+        return _value_films(self.entity[relation], value_id)
 
     def _with_values(self, relations: Iterable[str], value_ids: list[int]) -> np.ndarray:
         hit = np.zeros(len(self.films), dtype=bool)
@@ -154,18 +150,44 @@ class FilmTable:
         positions = positions[np.argsort(self.fame_rank[positions], kind="stable")]
         return self.films[positions].tolist()
 
+    # ------------------------------------------------------------------ relation chains
+
+    WALKED = ((False, True), (True, False), (True, False, True))  # the multi-hop chain templates' hop patterns
+
+    def chain_answers(self, chain: Sequence[Hop], start: int) -> list[tuple[int, int]] | None:
+        """(label id, support) of each answer of a multi-hop relation chain from the entity `start` (a label id), counted
+        as its template counts them (templates/*.json: distinct films; between two films, distinct shared values).
+
+        None when the table cannot answer it exactly: another hop pattern, a relation it leaves out or one with a value
+        it does not know (a literal or an unlabelled node), or a film chain whose start is no film. The caller checks
+        that `start` has the class its template asks of it. A 3-hop chain through a film's cast reaches hundreds of
+        answers, which Oxigraph groups in 7-13 ms on a 20M-triple graph; these arrays take well under a millisecond."""
+        pattern = tuple(hop.to_value for hop in chain)
+        columns = [self.entity.get(hop.relation) for hop in chain]
+        if pattern not in self.WALKED or not len(self.films) or any(c is None or not c.complete for c in columns):
+            return None
+        if pattern == (False, True):  # a value's films, then their values (not the start itself)
+            films = _films_of(columns[0], [start])
+            answers, support = np.unique(_pairs_at(columns[1], films)[1], return_counts=True)
+            keep = answers != start
+            return list(zip(answers[keep].tolist(), support[keep].tolist()))
+        at = int(np.searchsorted(self.films, start))
+        if at == len(self.films) or self.films[at] != start:
+            return None
+        shared = columns[0].values[columns[0].film_ptr[at] : columns[0].film_ptr[at + 1]]
+        reached = _films_of(columns[1], shared.tolist())  # once per shared value (a column holds no pair twice)
+        reached = reached[reached != at]
+        if pattern == (True, False):  # the other films sharing a value, by how many values they share
+            films, support = np.unique(reached, return_counts=True)
+            return list(zip(self.films[films].tolist(), support.tolist()))
+        answers, support = np.unique(_pairs_at(columns[2], np.unique(reached))[1], return_counts=True)
+        return list(zip(answers.tolist(), support.tolist()))
+
     # ------------------------------------------------------------------ aggregates
 
     def _pairs(self, relation: str, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(film positions, value ids) of `relation` for the films in `mask`."""
-        column = self.entity[relation]
-        positions = np.flatnonzero(mask)
-        starts, ends = column.film_ptr[positions], column.film_ptr[positions + 1]
-        sizes = ends - starts
-        if not sizes.sum():
-            return np.zeros(0, np.int64), np.zeros(0, np.int32)
-        offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes) + np.arange(sizes.sum())
-        return np.repeat(positions, sizes), column.values[offsets]
+        return _pairs_at(self.entity[relation], np.flatnonzero(mask))
 
     def most_common(self, relation: str, mask: np.ndarray, exclude: Iterable[int], limit: int) -> tuple[list[int], int]:
         """The values of `relation` shared by the most films in `mask` (label ids, at most `limit`, by IRI) and how many
@@ -261,6 +283,29 @@ def build_film_table(graph, bundle: Bundle, labels: LabelIndex, progress=None) -
         if progress:
             progress.advance(task)
     return table
+
+
+def _pairs_at(column: EntityColumn, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(film positions, value ids) of a column for the films at `positions`."""
+    starts, ends = column.film_ptr[positions], column.film_ptr[positions + 1]
+    sizes = ends - starts
+    if not sizes.sum():
+        return np.zeros(0, np.int64), np.zeros(0, np.int32)
+    offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes) + np.arange(sizes.sum())
+    return np.repeat(positions, sizes), column.values[offsets]
+
+
+def _value_films(column: EntityColumn, value_id: int) -> np.ndarray:
+    """The positions of the films with the value `value_id` in a column (none when no film has it)."""
+    at = int(np.searchsorted(column.value_ids, value_id))
+    if at < len(column.value_ids) and column.value_ids[at] == value_id:
+        return column.value_films[column.value_ptr[at] : column.value_ptr[at + 1]]
+    return column.value_films[:0]
+
+
+def _films_of(column: EntityColumn, value_ids: list[int]) -> np.ndarray:
+    """The positions of the films with each of `value_ids` in a column, one after another (a film once per value)."""
+    return np.concatenate([_value_films(column, v) for v in value_ids] or [column.value_films[:0]]).astype(np.int64)
 
 
 def _film_rows(rows, by_iri: dict[str, int], position: np.ndarray) -> Iterator[tuple[int, Node | None]]:

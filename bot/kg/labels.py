@@ -10,10 +10,12 @@ can trust them less, and a variant never shadows an entity whose own label says 
 from __future__ import annotations
 
 import bisect
+import math
 import pickle
 import re
+import zlib
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,19 +32,106 @@ GROUP_PRIORITY = ("film", "person")
 _YEAR = re.compile(r"^(-?\d{4})")
 
 
-class _SortedKeys:
-    """Lookups by binary search over a sorted list of strings (the read-only maps below)."""
+class Strings(Sequence[str]):
+    """A read-only list of strings kept as one UTF-8 buffer and an offsets array, with a hash table to find one.
+
+    The saved form of the label index's millions of strings (IRIs, display labels, normalised keys).
+    A list of Python strings unpickles object by object (about half a second for each of these
+    lists on a 20M-triple graph, most of the cold start); a buffer and two arrays load at the
+    speed of a file read, and a string is decoded only when it is read (well under a microsecond).
+    `position` finds a string through an open-addressing table of its CRC-32 (at most half full, so
+    a lookup reads one or two slots and compares the bytes); `findable=False` leaves the table out
+    for a list that is only read by position (the display labels)."""
+
+    __slots__ = ("_state", "_buffer", "_offsets", "_slots", "_mask")
+
+    def __init__(self, items: Iterable[str], findable: bool = True):
+        encoded = [item.encode() for item in items]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+        slots = _hash_slots(np.fromiter(map(zlib.crc32, encoded), dtype=np.int64, count=len(encoded))) if findable else None
+        self.__setstate__((b"".join(encoded), offsets, slots))
+
+    def __getstate__(self):
+        return self._state
+
+    def __setstate__(self, state):
+        self._state = state
+        self._buffer, offsets, slots = state
+        # read through memoryviews: indexing one gives a Python int at list speed (a numpy scalar costs ten times more)
+        self._offsets = memoryview(offsets)
+        self._slots = memoryview(slots) if slots is not None else None
+        self._mask = len(slots) - 1 if slots is not None else 0
+
+    def __len__(self) -> int:
+        return len(self._offsets) - 1
+
+    def __getitem__(self, i):
+        if i.__class__ is int and i >= 0:  # the common case first: past the end, offsets[i + 1] raises IndexError
+            return self._buffer[self._offsets[i] : self._offsets[i + 1]].decode()
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if not -len(self) <= i < 0:
+            raise IndexError("string index out of range")
+        return self[i + len(self)]
+
+    def __iter__(self) -> Iterator[str]:
+        buffer, offsets = self._buffer, self._offsets
+        return (buffer[offsets[i] : offsets[i + 1]].decode() for i in range(len(self)))
+
+    def position(self, key) -> int:
+        """Where `key` is in the list, or -1."""
+        if self._slots is None:
+            raise TypeError("these strings were saved without their hash table (findable=False)")
+        if not isinstance(key, str):
+            return -1
+        try:
+            data = key.encode()
+        except UnicodeEncodeError:  # a lone surrogate: no stored string has one
+            return -1
+        slots, offsets, buffer, mask = self._slots, self._offsets, self._buffer, self._mask
+        slot = zlib.crc32(data) & mask
+        while (i := slots[slot]) >= 0:
+            if buffer[offsets[i] : offsets[i + 1]] == data:
+                return i
+            slot = (slot + 1) & mask
+        return -1
+
+    def __contains__(self, key) -> bool:
+        return self.position(key) >= 0
+
+    def index(self, key, start: int = 0, stop: int | None = None) -> int:
+        i = self.position(key)
+        if i < start or (stop is not None and i >= stop):
+            raise ValueError(f"{key!r} is not in the list")
+        return i
+
+
+def _hash_slots(hashes: np.ndarray) -> np.ndarray:
+    """An open-addressing table (linear probing) of the positions 0..n-1 by their hashes: a power of two of at least
+    twice n slots, -1 where empty. Filled in rounds: the items whose slot is free take it (the first of several that
+    want the same one), the others try the next slot, so every slot between an item's own and where it lies is taken."""
+    size = 1 << max(1, int(2 * len(hashes)).bit_length())
+    table = np.full(size, -1, dtype=np.int32)
+    pending = np.arange(len(hashes), dtype=np.int64)
+    slot = hashes & (size - 1)
+    while len(pending):
+        free = table[slot] == -1
+        wanted, first = np.unique(slot[free], return_index=True)
+        table[wanted] = pending[free][first]
+        placed = np.zeros(len(pending), dtype=bool)
+        placed[np.flatnonzero(free)[first]] = True
+        pending, slot = pending[~placed], (slot[~placed] + 1) & (size - 1)
+    return table
+
+
+class _KeyedByStrings:
+    """The read-only maps of a saved index (below): their keys are `Strings`, found by hash."""
 
     __slots__ = ("keys",)
 
-    def _find(self, key) -> int:
-        if not isinstance(key, str):
-            return -1
-        i = bisect.bisect_left(self.keys, key)
-        return i if i < len(self.keys) and self.keys[i] == key else -1
-
     def __contains__(self, key) -> bool:
-        return self._find(key) >= 0
+        return self.keys.position(key) >= 0
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.keys)
@@ -51,42 +140,44 @@ class _SortedKeys:
         return len(self.keys)
 
 
-class SortedIds(_SortedKeys, Mapping[str, list[int]]):
-    """A read-only map from strings to entity ids: a sorted key list and one flat id array.
+class SortedIds(_KeyedByStrings, Mapping[str, list[int]]):
+    """A read-only map from strings to entity ids: the sorted keys as `Strings` and one flat id array.
 
     The saved form of `by_norm` and `variants`. A dict of millions of keys costs seconds to
     unpickle (every key hashed and inserted, every id list a container the garbage collector then
-    walks); a list of strings and two numpy arrays load in a fraction of that, and a lookup is a
-    binary search (a few microseconds)."""
+    walks); a buffer and a few numpy arrays load in a fraction of that, and a lookup is a hash
+    probe (a few microseconds). The keys stay sorted for prefix searches (`LabelIndex.starting_with`)."""
 
-    __slots__ = ("starts", "ids")
+    __slots__ = ("starts", "ids", "_starts", "_ids")
 
     def __init__(self, mapping: Mapping[str, Sequence[int]]):
-        self.keys = sorted(mapping)
-        sizes = np.fromiter((len(mapping[k]) for k in self.keys), dtype=np.int64, count=len(self.keys))
-        self.starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-        self.ids = np.fromiter((i for k in self.keys for i in mapping[k]), dtype=np.int32, count=int(self.starts[-1]))
+        keys = sorted(mapping)
+        sizes = np.fromiter((len(mapping[k]) for k in keys), dtype=np.int64, count=len(keys))
+        starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        ids = np.fromiter((i for k in keys for i in mapping[k]), dtype=np.int32, count=int(starts[-1]))
+        self.__setstate__((Strings(keys), starts, ids))
 
     def __getstate__(self):
         return self.keys, self.starts, self.ids
 
     def __setstate__(self, state):
         self.keys, self.starts, self.ids = state
+        self._starts, self._ids = memoryview(self.starts), memoryview(self.ids)  # Python ints at list speed
 
     def __getitem__(self, key: str) -> list[int]:
-        i = self._find(key)
+        i = self.keys.position(key)
         if i < 0:
             raise KeyError(key)
-        return self.ids[self.starts[i] : self.starts[i + 1]].tolist()
+        return self._ids[self._starts[i] : self._starts[i + 1]].tolist()
 
 
-class SortedPositions(_SortedKeys, Mapping[str, int]):
-    """A read-only map from each string of a sorted list to its position: `by_iri` as a binary search
-    over the entities' IRIs (which the index keeps sorted), so it costs no memory and no load time."""
+class Positions(_KeyedByStrings, Mapping[str, int]):
+    """A read-only map from each string of a `Strings` to its position: `by_iri` over the entities' own IRIs,
+    so it costs no memory and no load time of its own."""
 
     __slots__ = ()
 
-    def __init__(self, keys: list[str]):
+    def __init__(self, keys: Strings):
         self.keys = keys
 
     def __getstate__(self):
@@ -96,20 +187,63 @@ class SortedPositions(_SortedKeys, Mapping[str, int]):
         self.keys = state
 
     def __getitem__(self, key: str) -> int:
-        i = self._find(key)
+        i = self.keys.position(key)
         if i < 0:
             raise KeyError(key)
         return i
 
 
+class KeysByLength:
+    """The normalised labels and variants ordered by length, each length decoded on its first use.
+
+    Fuzzy search reads only the lengths a score can reach (`LabelIndex.band`). On a 20M-triple
+    graph, sorting the four million keys by length at the first typo took four seconds; the order
+    is now computed when the index is saved, and a length's keys are decoded (and kept) when a
+    search first reaches it."""
+
+    def __init__(self, labels: Sequence[str], variants: Sequence[str]):
+        taken = set(labels)
+        self.sources = (labels, variants)
+        keys = [*((0, i, key) for i, key in enumerate(labels)), *((1, i, key) for i, key in enumerate(variants) if key not in taken)]
+        keys.sort(key=lambda item: (len(item[2]), item[2]))
+        self.source = np.fromiter((source for source, _, _ in keys), dtype=np.int8, count=len(keys))
+        self.at = np.fromiter((i for _, i, _ in keys), dtype=np.int32, count=len(keys))
+        lengths = np.fromiter((len(key) for _, _, key in keys), dtype=np.int64, count=len(keys))
+        # starts[n]: the first key of length >= n (one entry past the longest length)
+        self.starts = np.searchsorted(lengths, np.arange(int(lengths[-1]) + 2 if len(keys) else 1))
+        self._decoded: dict[int, list[str]] = {}
+
+    def __getstate__(self):
+        return self.sources, self.source, self.at, self.starts
+
+    def __setstate__(self, state):
+        self.sources, self.source, self.at, self.starts = state
+        self._decoded = {}
+
+    def of_length(self, n: int) -> list[str]:
+        keys = self._decoded.get(n)
+        if keys is None:
+            span = slice(int(self.starts[n]), int(self.starts[n + 1]))
+            keys = self._decoded[n] = [self.sources[s][i] for s, i in zip(self.source[span].tolist(), self.at[span].tolist())]
+        return keys
+
+    def band(self, low: float, high: float) -> list[str]:
+        """The keys whose length lies in [low, high]."""
+        found: list[str] = []
+        for n in range(max(math.ceil(low), 0), math.floor(min(high, len(self.starts) - 2)) + 1):
+            found += self.of_length(n)
+        return found
+
+
 @dataclass
 class LabelIndex:
-    iris: list[str] = field(default_factory=list)
-    labels: list[str] = field(default_factory=list)  # display label per entity
+    # lists while built (and in tests), Strings once saved and loaded
+    iris: Sequence[str] = field(default_factory=list)
+    labels: Sequence[str] = field(default_factory=list)  # display label per entity
     groups: list[str] = field(default_factory=list)  # class group per entity ("" if none)
     degree: list[int] = field(default_factory=list)
     years: list[int | None] = field(default_factory=list)
-    # a dict while built (and in tests), a SortedIds / SortedPositions once saved and loaded
+    # dicts while built (and in tests), a SortedIds / Positions once saved and loaded
     by_norm: Mapping[str, list[int]] = field(default_factory=dict)  # normalised label or alias -> entity ids
     variants: Mapping[str, list[int]] = field(default_factory=dict)  # generated variant -> entity ids (no label says it)
     by_iri: Mapping[str, int] = field(default_factory=dict)
@@ -121,18 +255,16 @@ class LabelIndex:
     film_only: frozenset[str] = frozenset()
 
     @property
-    def keys_by_length(self) -> tuple[list[str], list[int]]:
-        """Normalised labels sorted by length, and their lengths (for `band`)."""
-        sorted_keys = getattr(self, "_sorted_keys", None)
-        if sorted_keys is None:
-            keys = sorted({*self.by_norm, *self.variants}, key=len)
-            sorted_keys = self._sorted_keys = (keys, [len(k) for k in keys])
-        return sorted_keys
+    def by_length(self) -> KeysByLength:
+        """Normalised labels and variants by length (saved with the index; made on first use while building and in tests)."""
+        by_length = getattr(self, "_by_length", None)
+        if by_length is None:
+            by_length = self._by_length = KeysByLength(list(self.by_norm), list(self.variants))
+        return by_length
 
     def band(self, low: float, high: float) -> list[str]:
         """Normalised labels and variants whose length lies in [low, high]: the only ones a length-bounded score can reach."""
-        keys, lengths = self.keys_by_length
-        return keys[bisect.bisect_left(lengths, low) : bisect.bisect_right(lengths, high)]
+        return self.by_length.band(low, high)
 
     def lookup(self, norm: str) -> list[int]:
         """The entities whose label or alias is `norm`."""
@@ -154,7 +286,7 @@ class LabelIndex:
         t = threshold / 100
         # (widened by a hair: 3 * (2 - 0.6) / 0.6 is 6.999... in floating point, and a 7-letter label scores 60 exactly)
         slack = 1e-6
-        keys = self.band(len(norm) * t / (2 - t) - slack, len(norm) * (2 - t) / t + slack) if t > 0 else self.keys_by_length[0]
+        keys = self.band(len(norm) * t / (2 - t) - slack, len(norm) * (2 - t) / t + slack) if t > 0 else self.band(0, math.inf)
         hits = process.extract(norm, keys, scorer=fuzz.ratio, processor=None, score_cutoff=threshold, limit=limit)
         return [(key, score) for key, score, _ in hits]
 
@@ -195,13 +327,17 @@ class LabelIndex:
         return self.labels[idx], self.groups[idx], self.degree[idx], self.years[idx]
 
     def save(self, path: Path) -> None:
-        """Pickle the index in its compact read-only form (see SortedIds)."""
+        """Pickle the index in its compact read-only form (see Strings, SortedIds and KeysByLength)."""
         state = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+        for name in ("iris", "labels"):
+            if not isinstance(state[name], Strings):
+                state[name] = Strings(state[name], findable=name == "iris")  # labels are only read by position
         for name in ("by_norm", "variants"):
             if not isinstance(state[name], SortedIds):
                 state[name] = SortedIds(state[name])
-        if all(self.by_iri.get(iri) == i for i, iri in enumerate(self.iris)) and all(a < b for a, b in zip(self.iris, self.iris[1:])):
-            state["by_iri"] = SortedPositions(self.iris)  # pickled as a reference to the same list
+        if all(self.by_iri.get(iri) == i for i, iri in enumerate(self.iris)):
+            state["by_iri"] = Positions(state["iris"])  # pickled as a reference to the same strings
+        state["_by_length"] = KeysByLength(state["by_norm"].keys, state["variants"].keys)
         with open(path, "wb") as fh:
             pickle.dump(state, fh, protocol=pickle.HIGHEST_PROTOCOL)
 

@@ -21,8 +21,8 @@ def build_step(settings: Settings, bundle: Bundle, folder: Path, key: str, quiet
     if settings.ner_model:
         return None
     labels = LabelIndex.load(folder / "labels.pkl")
-    titles = [label for label, group in zip(labels.labels, labels.groups) if group == "film"]
-    persons = [label for label, group in zip(labels.labels, labels.groups) if group == "person"]
+    titles = [labels.labels[i] for i, group in enumerate(labels.groups) if group == "film"]
+    persons = [labels.labels[i] for i, group in enumerate(labels.groups) if group == "person"]
     plan = training_plan(settings, len(titles) + len(persons))
     ner_dir = folder / "ner"
     model_file = ner_dir / MODEL_FILE
