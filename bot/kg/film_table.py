@@ -171,7 +171,7 @@ class FilmTable:
             answers, support = np.unique(_pairs_at(columns[1], films)[1], return_counts=True)
             keep = answers != start
             return list(zip(answers[keep].tolist(), support[keep].tolist()))
-        at = int(np.searchsorted(self.films, start))
+        at = int(np.searchsorted(self.films, np.int32(start)))  # (a Python int would copy the array to int64 first)
         if at == len(self.films) or self.films[at] != start:
             return None
         shared = columns[0].values[columns[0].film_ptr[at] : columns[0].film_ptr[at + 1]]
@@ -297,7 +297,8 @@ def _pairs_at(column: EntityColumn, positions: np.ndarray) -> tuple[np.ndarray, 
 
 def _value_films(column: EntityColumn, value_id: int) -> np.ndarray:
     """The positions of the films with the value `value_id` in a column (none when no film has it)."""
-    at = int(np.searchsorted(column.value_ids, value_id))
+    # searched as the array's own type: with a Python int, numpy first copies the whole array to int64 (~0.3 ms at 20M)
+    at = int(np.searchsorted(column.value_ids, np.int32(value_id)))
     if at < len(column.value_ids) and column.value_ids[at] == value_id:
         return column.value_films[column.value_ptr[at] : column.value_ptr[at + 1]]
     return column.value_films[:0]
