@@ -847,7 +847,8 @@ class Understander:
 
     def _explain(self, toks, a: int, b: int, candidate: Candidate, entity: LinkedEntity | None) -> Explanation:
         content = self._content(toks, a, b, candidate)
-        roles = self.topic_roles(self.kg.labels.by_iri[entity.iri]) if entity is not None and entity.iri in self.kg.labels.by_iri else frozenset()
+        idx = self.kg.labels.by_iri.get(entity.iri) if entity is not None else None
+        roles = self.topic_roles(idx) if idx is not None else frozenset()
         chain = tuple(h for code in candidate.chain.split(";") for h in parse_chain(code))
         explanation = self.lexicon.explain(content, chain, bool(set(content) & FILM_WORDS), roles)
         names = set()
