@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,6 +20,7 @@ def test_strings_read_and_find_every_string_like_the_list_they_were_made_from(it
     frozen = pickle.loads(pickle.dumps(Strings(items)))
     assert len(frozen) == len(items) and list(frozen) == items and frozen[:] == items
     assert [frozen[i] for i in range(-len(items), len(items))] == items + items
+    assert [frozen[np.int64(i)] for i in range(len(items))] == items  # positions from numpy arrays
     for probe in [*items, *probes]:
         found = frozen.position(probe)
         assert (found >= 0) == (probe in items) == (probe in frozen)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import operator
 import pickle
 import re
 import zlib
@@ -71,9 +72,10 @@ class Strings(Sequence[str]):
             return self._buffer[self._offsets[i] : self._offsets[i + 1]].decode()
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
-        if not -len(self) <= i < 0:
+        i = operator.index(i)  # a numpy integer too
+        if not -len(self) <= i < len(self):
             raise IndexError("string index out of range")
-        return self[i + len(self)]
+        return self[i % len(self)]
 
     def __iter__(self) -> Iterator[str]:
         buffer, offsets = self._buffer, self._offsets
