@@ -56,10 +56,9 @@ class Retriever:
         if template is None:
             raise TemplateError(f"no template for chain {[h.code for h in chain]}")
         topic = understanding.entities[0]
-        start_group = topic.group or "film"
         slots = {
             "$start": queries.iri(topic.iri),
-            "$start_classes": [queries.iri(c) for c in bundle.classes.get(start_group, bundle.film_classes)],
+            "$start_classes": [queries.iri(c) for c in bundle.classes[self._start_group(topic)]],
             "$type": queries.iri(bundle.type_predicate),
             "$film_classes": [queries.iri(c) for c in bundle.film_classes],
         }
@@ -89,15 +88,18 @@ class Retriever:
                 return alt_facts, alt_query
         return facts, query
 
+    def _start_group(self, topic) -> str:
+        """The class group whose classes a chain template asks of its start: the topic's own, else films."""
+        return topic.group if topic.group in self.kg.bundle.classes else "film"
+
     def _walked(self, understanding: Understanding) -> list[tuple[int, int]] | None:
         """A multi-hop chain's (answer label id, support) from the film table's arrays (bot.kg.film_table), the same rows
         its template's query gives (tests/test_film_table.py compares them); None when the table cannot answer it."""
         if len(understanding.chain) < 2:
             return None  # one hop is a single index lookup for the store
         labels, topic = self.kg.labels, understanding.entities[0]
-        group = topic.group if topic.group in self.kg.bundle.classes else "film"  # the template's start classes
         start = labels.by_iri.get(topic.iri)
-        if start is None or labels.groups[start] != group:
+        if start is None or labels.groups[start] != self._start_group(topic):
             return None
         return self.kg.films.chain_answers(understanding.chain, start)
 
