@@ -92,8 +92,8 @@ class Retriever:
         """The class group whose classes a chain template asks of its start: the topic's own, else films."""
         return topic.group if topic.group in self.kg.bundle.classes else "film"
 
-    def _walked(self, understanding: Understanding) -> list[tuple[int, int]] | None:
-        """A multi-hop chain's (answer label id, support) from the film table's arrays (bot.kg.film_table), the same rows
+    def _walked(self, understanding: Understanding) -> list[tuple[int | Node, int]] | None:
+        """A multi-hop chain's (answer label id or literal, support) from the film table's arrays (bot.kg.film_table), the same rows
         its template's query gives (tests/test_film_table.py compares them); None when the table cannot answer it."""
         if len(understanding.chain) < 2:
             return None  # one hop is a single index lookup for the store
@@ -111,10 +111,13 @@ class Retriever:
         answers = []
         degree: dict[str, int] = {}
         walked = self._walked(understanding)
-        for idx, support in walked or ():
-            iri = labels.iris[idx]
-            degree[iri] = labels.degree[idx]
-            answers.append(Answer(labels.labels[idx], iri, support))
+        for found, support in walked or ():
+            if isinstance(found, Node):
+                answers.append(Answer(format_literal(found, kind), None, support))
+                continue
+            iri = labels.iris[found]
+            degree[iri] = labels.degree[found]
+            answers.append(Answer(labels.labels[found], iri, support))
         for row in self.kg.graph.select(query) if walked is None else ():
             node = row.get("answer")
             if node is None:

@@ -28,7 +28,7 @@ import numpy as np
 from bot.core.contracts import Constraint, Hop
 from bot.kg import queries
 from bot.kg.bundle import Bundle
-from bot.kg.labels import LabelIndex
+from bot.kg.labels import LabelIndex, Strings
 from bot.kg.store import Node
 
 log = logging.getLogger(__name__)
@@ -71,11 +71,27 @@ class LiteralColumn:
 
 
 @dataclass
+class TermColumn:
+    """Every literal value of a relation whose values are literals, per film: the RDF terms a chain's last hop reaches
+    ("when were the films directed by X released"), each term once per film, as the template's GROUP BY ?answer
+    tells them apart (lexical form, datatype and language)."""
+
+    film_ptr: np.ndarray  # int64, films + 1: the terms of film position f are values[film_ptr[f]:film_ptr[f+1]]
+    values: np.ndarray  # int32 positions in `terms`
+    terms: Strings  # "lexical form\x00datatype\x00language" of each distinct term
+
+    def node(self, term: int) -> Node:
+        value, datatype, lang = self.terms[term].rsplit("\x00", 2)
+        return Node(value, False, datatype, lang)
+
+
+@dataclass
 class FilmTable:
     films: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # label ids of the films, sorted
     fame_rank: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # per film position: its place in LabelIndex.fame order
     entity: dict[str, EntityColumn] = field(default_factory=dict)
     literal: dict[str, LiteralColumn] = field(default_factory=dict)
+    terms: dict[str, TermColumn] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ what it can answer
 
@@ -154,23 +170,23 @@ class FilmTable:
 
     WALKED = ((False, True), (True, False), (True, False, True))  # the multi-hop chain templates' hop patterns
 
-    def chain_answers(self, chain: Sequence[Hop], start: int) -> list[tuple[int, int]] | None:
-        """(label id, support) of each answer of a multi-hop relation chain from the entity `start` (a label id), counted
-        as its template counts them (templates/*.json: distinct films; between two films, distinct shared values).
+    def chain_answers(self, chain: Sequence[Hop], start: int) -> list[tuple[int | Node, int]] | None:
+        """Each answer of a multi-hop relation chain from the entity `start` (a label id) with its support, counted as its
+        template counts them (templates/*.json: distinct films; between two films, distinct shared values): a label id,
+        or the literal's Node when the last hop reaches literals (a release date, a running time).
 
         None when the table cannot answer it exactly: another hop pattern, a relation it leaves out or one with a value
-        it does not know (a literal or an unlabelled node), or a film chain whose start is no film. The caller checks
-        that `start` has the class its template asks of it. A 3-hop chain through a film's cast reaches hundreds of
-        answers, which Oxigraph groups in 7-13 ms on a 20M-triple graph; these arrays take well under a millisecond."""
+        it does not know (an unlabelled node, an IRI among literals), or a film chain whose start is no film. The caller
+        checks that `start` has the class its template asks of it. A 3-hop chain through a film's cast reaches hundreds
+        of answers, which Oxigraph groups in 7-13 ms on a 20M-triple graph; these arrays take well under a millisecond."""
         pattern = tuple(hop.to_value for hop in chain)
-        columns = [self.entity.get(hop.relation) for hop in chain]
+        terms = self.terms.get(chain[-1].relation) if chain[-1].to_value else None
+        columns = [self.entity.get(hop.relation) for hop in (chain[:-1] if terms is not None else chain)]
         if pattern not in self.WALKED or not len(self.films) or any(c is None or not c.complete for c in columns):
             return None
+        last = terms if terms is not None else columns[-1]
         if pattern == (False, True):  # a value's films, then their values (not the start itself)
-            films = _films_of(columns[0], [start])
-            answers, support = np.unique(_pairs_at(columns[1], films)[1], return_counts=True)
-            keep = answers != start
-            return list(zip(answers[keep].tolist(), support[keep].tolist()))
+            return self._counted(last, _films_of(columns[0], [start]), exclude=start)
         at = int(np.searchsorted(self.films, np.int32(start)))  # (a Python int would copy the array to int64 first)
         if at == len(self.films) or self.films[at] != start:
             return None
@@ -180,8 +196,16 @@ class FilmTable:
         if pattern == (True, False):  # the other films sharing a value, by how many values they share
             films, support = np.unique(reached, return_counts=True)
             return list(zip(self.films[films].tolist(), support.tolist()))
-        answers, support = np.unique(_pairs_at(columns[2], np.unique(reached))[1], return_counts=True)
-        return list(zip(answers.tolist(), support.tolist()))
+        return self._counted(last, np.unique(reached))
+
+    @staticmethod
+    def _counted(column: EntityColumn | TermColumn, films: np.ndarray, exclude: int = -1) -> list[tuple[int | Node, int]]:
+        """The values of `column` for `films` (each film once) with how many of the films have each."""
+        answers, support = np.unique(_pairs_at(column, films)[1], return_counts=True)
+        if isinstance(column, TermColumn):
+            return [(column.node(term), n) for term, n in zip(answers.tolist(), support.tolist())]
+        keep = answers != exclude
+        return list(zip(answers[keep].tolist(), support[keep].tolist()))
 
     # ------------------------------------------------------------------ aggregates
 
@@ -276,16 +300,19 @@ def build_film_table(graph, bundle: Bundle, labels: LabelIndex, progress=None) -
         rows = graph.scan(query)
         if rel.is_entity:
             table.entity[rel.name] = _entity_column(rows, by_iri, position, len(films))
-        elif rel.kind in ("number", "date", "year"):
-            column = _literal_column(rows, by_iri, position, len(films), rel.kind == "number")
-            if column is not None:
-                table.literal[rel.name] = column
+        else:
+            pairs = list(_film_rows(rows, by_iri, position))
+            # a relation with an IRI among its literals is left out whole: SPARQL compares and groups it in ways the table does not copy
+            if all(value is not None and not value.is_iri for _, value in pairs):
+                table.terms[rel.name] = _term_column(pairs, len(films))
+                if rel.kind in ("number", "date", "year"):
+                    table.literal[rel.name] = _literal_column(pairs, len(films), rel.kind == "number")
         if progress:
             progress.advance(task)
     return table
 
 
-def _pairs_at(column: EntityColumn, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _pairs_at(column: EntityColumn | TermColumn, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(film positions, value ids) of a column for the films at `positions`."""
     starts, ends = column.film_ptr[positions], column.film_ptr[positions + 1]
     sizes = ends - starts
@@ -341,16 +368,26 @@ def _entity_column(rows, by_iri: dict[str, int], position: np.ndarray, count: in
                         by_film[order].astype(np.int32), complete)
 
 
-def _literal_column(rows, by_iri: dict[str, int], position: np.ndarray, count: int, numeric: bool) -> LiteralColumn | None:
+def _term_column(pairs: list[tuple[int, Node]], count: int) -> TermColumn:
+    ids: dict[str, int] = {}
+    films, values = array("q"), array("q")
+    for at, value in pairs:
+        films.append(at)
+        values.append(ids.setdefault(f"{value.value}\x00{value.datatype}\x00{value.lang}", len(ids)))
+    span = max(len(ids), 1)
+    unique = np.unique(np.frombuffer(films, dtype=np.int64) * span + np.frombuffer(values, dtype=np.int64))  # by film, then term
+    return TermColumn(np.searchsorted(unique // span, np.arange(count + 1)).astype(np.int64), (unique % span).astype(np.int32),
+                      Strings(ids, findable=False))
+
+
+def _literal_column(pairs: list[tuple[int, Node]], count: int, numeric: bool) -> LiteralColumn:
     """`numeric`: the values are numbers (compared as xsd:decimal), else dates or years (compared by their year and
-    ordered as strings). None when a value is an IRI: the SPARQL would compare it as a string, the table cannot."""
+    ordered as strings). The values are literals (build_film_table leaves a relation with an IRI value out)."""
     low, high = np.full(count, np.nan), np.full(count, np.nan)
     text_low: dict[int, str] = {}
     text_high: dict[int, str] = {}
     exact = numeric
-    for at, value in _film_rows(rows, by_iri, position):
-        if value is None or value.is_iri:
-            return None
+    for at, value in pairs:
         text = value.value
         if text_low.get(at, text) >= text:
             text_low[at] = text
