@@ -786,7 +786,7 @@ class Understander:
             cued = [self.cued_columns[r] for r, cues in self.lexicon.cues.items() if r in self.cued_columns and cues & outside]
             columns = list(order[row][:MAX_CHAINS_PER_SPAN])
             columns += [c for pair in cued for c in pair if c not in columns]  # the relations the words name, however ranked
-            ignored = None
+            ignored = words = None
             for col in columns:
                 chain, p = classes[col], float(probs[row, col])
                 start = self.chain_start.get(chain)
@@ -798,7 +798,9 @@ class Understander:
                         continue
                 score = math.log(max(p, 1e-9)) + prior - (0.0 if plays_role else math.log(ROLE_ODDS))
                 candidate = Candidate(span, entity, chain, p, score, coordinated=groups[id(span)])
-                candidate.explanation = self._explain(toks, a, b, candidate, entity)
+                if words is None:  # the same for every chain of the span
+                    words = self._clause_words(toks, a, b, candidate)
+                candidate.explanation = self._explain(toks, a, b, candidate, entity, words)
                 if ignored is None:  # the same for every chain of the span
                     ignored = self._ignored_names(text, toks, spans, candidate)
                 if ignored:
@@ -845,16 +847,22 @@ class Understander:
             found.append(candidate)
         return found
 
-    def _explain(self, toks, a: int, b: int, candidate: Candidate, entity: LinkedEntity | None) -> Explanation:
-        content = self._content(toks, a, b, candidate)
+    def _clause_words(self, toks, a: int, b: int, candidate: Candidate) -> tuple[list[str], str]:
+        """The clause's content words outside the candidate's names, and the kind of answer its wording asks for: the same
+        for every chain read from one name (a clause has ~20 readings, a few names)."""
+        names = set()
+        for span in ([candidate.span] if candidate.span else []) + candidate.coordinated:
+            names.update(range(span.tok_start, span.tok_end))
+        return self._content(toks, a, b, candidate), expected_answer([toks[k][0] for k in range(a, b) if k not in names])
+
+    def _explain(self, toks, a: int, b: int, candidate: Candidate, entity: LinkedEntity | None,
+                 words: tuple[list[str], str] | None = None) -> Explanation:
+        """How the candidate's chain accounts for the clause; `words`: its _clause_words, when already known."""
+        content, expected = words or self._clause_words(toks, a, b, candidate)
         idx = self.kg.labels.by_iri.get(entity.iri) if entity is not None else None
         roles = self.topic_roles(idx) if idx is not None else frozenset()
         chain = tuple(h for code in candidate.chain.split(";") for h in parse_chain(code))
         explanation = self.lexicon.explain(content, chain, bool(set(content) & FILM_WORDS), roles)
-        names = set()
-        for span in ([candidate.span] if candidate.span else []) + candidate.coordinated:
-            names.update(range(span.tok_start, span.tok_end))
-        expected = expected_answer([toks[k][0] for k in range(a, b) if k not in names])
         given = self._answer_type(chain[-1]) if ";" not in candidate.chain else "value"
         if expected and given != expected and given != "value" and not (expected == "place" and given in PLACE_GROUPS):
             explanation = replace(explanation, answer_type=expected)
