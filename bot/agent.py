@@ -144,7 +144,10 @@ class Agent:
         try:
             more = load()
         except Exception as exc:  # noqa: BLE001 - a failing background load turns only its feature off
-            log.warning("feature %s is off: %s: %s", name, type(exc).__name__, exc)
+            if not threading.main_thread().is_alive():  # the process is ending (a one-off `ask`): Python refuses new exit hooks
+                log.debug("feature %s stopped loading as the process ended: %s", name, exc)
+            else:
+                log.warning("feature %s is off: %s: %s", name, type(exc).__name__, exc)
             return
         if more is not None:
             self.contribute(name, more)

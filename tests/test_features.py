@@ -147,3 +147,26 @@ def test_a_process_that_ends_while_a_feature_still_loads_exits_cleanly(mini_agen
                           capture_output=True, text=True, timeout=300)
     assert (done.returncode, done.stdout.strip()) == (0, "['Gus Van Sant']"), done.stderr[-2000:]
     assert "terminate called" not in done.stderr
+
+
+EXIT_BEFORE_A_LOAD_FAILS = """
+import sys, threading, time
+from concurrent.futures import ThreadPoolExecutor
+from bot.agent import Agent
+from bot.core.config import Settings
+from bot.core.features import Contribution
+agent = Agent.from_settings(Settings(kg=sys.argv[1], cache_dir=sys.argv[2], features=()))
+def load():  # as flair's import after the script's end: a thread pool cannot start once the interpreter shuts down
+    while threading.main_thread().is_alive():
+        time.sleep(0.01)
+    ThreadPoolExecutor(1).submit(print)
+agent.contribute("late", Contribution(background=load))
+print(agent.answer("Who directed Milk?").answers)
+"""
+
+
+def test_a_load_the_ending_process_cuts_short_is_not_reported_as_a_feature_turned_off(mini_agent, mini_settings):
+    done = subprocess.run([sys.executable, "-c", EXIT_BEFORE_A_LOAD_FAILS, mini_settings.kg, mini_settings.cache_dir],
+                          capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout.strip()) == (0, "['Gus Van Sant']"), done.stderr[-2000:]
+    assert "is off" not in done.stderr and "Traceback" not in done.stderr, done.stderr[-2000:]

@@ -41,7 +41,7 @@ t:sorcerers wdt:P31 wd:Q11424 ; rdfs:label "Paper Castles"@en ; wdt:P162 t:lynch
   wdt:P2047 "200"^^xsd:decimal ; wdt:P136 t:musical .
 t:hal78 wdt:P31 wd:Q11424 ; rdfs:label "Halloween"@en ; wdt:P57 t:carpenter ; wdt:P161 t:pleasence ; wdt:P577 "1978-10-25"^^xsd:date .
 t:hal07 wdt:P31 wd:Q11424 ; rdfs:label "Halloween"@en ; wdt:P57 t:zombie ; wdt:P161 t:mcdowell ; wdt:P577 "2007-08-31"^^xsd:date .
-t:heat wdt:P31 wd:Q11424 ; rdfs:label "Heat"@en ; wdt:P57 t:mann ; wdt:P58 t:mann ; wdt:P161 t:pacino, t:deniro ;
+t:heat wdt:P31 wd:Q11424 ; rdfs:label "Heat"@en ; wdt:P57 t:mann ; wdt:P58 t:mann ; wdt:P161 t:pacino, t:deniro ; wdt:P86 t:goldenthal ;
   wdt:P577 "1995-12-15"^^xsd:date ; wdt:P2047 "170"^^xsd:decimal ; wdt:P136 t:crime .
 t:ronin wdt:P31 wd:Q11424 ; rdfs:label "Ronin"@en ; wdt:P57 t:frankenheimer ; wdt:P161 t:deniro ; wdt:P577 "1998-09-25"^^xsd:date ;
   wdt:P2047 "122"^^xsd:decimal ; wdt:P136 t:crime .
@@ -70,6 +70,7 @@ t:zombie wdt:P31 wd:Q5 ; rdfs:label "Rob Zombie"@en .
 t:pleasence wdt:P31 wd:Q5 ; rdfs:label "Donald Pleasence"@en .
 t:mcdowell wdt:P31 wd:Q5 ; rdfs:label "Malcolm McDowell"@en .
 t:mann wdt:P31 wd:Q5 ; rdfs:label "Michael Mann"@en .
+t:goldenthal wdt:P31 wd:Q5 ; rdfs:label "Elliot Goldenthal"@en .
 t:frankenheimer wdt:P31 wd:Q5 ; rdfs:label "John Frankenheimer"@en .
 t:coppola wdt:P31 wd:Q5 ; rdfs:label "Francis Ford Coppola"@en .
 t:musical wdt:P31 wd:Q201658 ; rdfs:label "musical film"@en .
@@ -115,6 +116,10 @@ value_class = "person"
 
 [relations.cast_member]
 property = "wdt:P161"
+value_class = "person"
+
+[relations.composer]
+property = "wdt:P86"
 value_class = "person"
 
 [relations.producer]
@@ -451,3 +456,39 @@ def test_many_matches_list_the_same_best_known_films_whether_fetched_or_checked_
     assert [agent.answer(q).text for q in questions] == fetched
     monkeypatch.setattr(compose, "MANY_MATCHES", 1)  # too many to fetch: the first RANKED in IRI order are ranked
     assert [agent.answer(q).text for q in questions] == fetched
+
+
+# --- words that belong to another part of the question ----------------------------------------
+
+
+def test_a_role_word_beside_two_names_belongs_to_the_one_who_has_that_role(agent):
+    """"starred in for David Lynch": Lynch never acted, Dennis Hopper did; Lynch's films are those he directed."""
+    reply = agent.answer("films Dennis Hopper starred in for David Lynch")
+    assert reply.answers == ["Blue Velvet"]
+
+
+def test_a_role_word_the_only_name_lacks_is_still_read_as_asked(agent):
+    reply = agent.answer("which films did David Lynch star in")
+    assert not reply.answers
+
+
+def test_films_from_a_year_are_that_years_films(agent):
+    assert agent.answer("Norman Jewison films from 1979").answers == ["...And Justice for All"]
+    assert set(agent.answer("Norman Jewison films from 1979 onwards").answers) == {"...And Justice for All", "Inside"}
+
+
+def test_which_other_films_after_a_fronted_path_asks_for_the_films(agent):
+    reply = agent.answer("the director of Eraserhead also made which other films")
+    assert set(reply.answers) == {"Dune", "The Elephant Man", "Blue Velvet"}
+
+
+def test_a_year_a_chain_from_a_person_cannot_use_is_not_dropped(agent):
+    """Answering for all of Lynch's films would answer another question than the one about his 1980 film."""
+    reply = agent.answer("who starred in the film that David Lynch directed in 1980")
+    assert not reply.answers and "1980" in reply.text
+
+
+def test_a_word_several_relations_share_names_the_one_the_film_has(agent):
+    """"wrote" may be the screenplay or the score: Eraserhead has a screenwriter and no composer."""
+    reply = agent.answer("Who wrote and directed Eraserhead?")
+    assert reply.answers == ["David Lynch", "David Lynch"] and "written" in reply.text

@@ -229,6 +229,8 @@ class Composer:
         any_role = False
         near = list(range(max(a, name.span.tok_start - 3), name.span.tok_start)) + list(range(name.span.tok_end, min(b, name.span.tok_end + 2)))
         blocked = {k for o in others for k in o.tokens}
+        has = self.roles_of(name.entity)
+        others_have = set().union(*(self.roles_of(o.entity) for o in others if o.entity.group == "person"))
         for k in sorted(near, key=lambda k: abs(k - name.span.tok_start)):
             if k in blocked:
                 continue
@@ -240,6 +242,8 @@ class Composer:
                 any_role = True
                 continue
             owners = [r for r in self.lexicon.relations_of(word) if r in self.person_relations]
+            if owners and has and not has & set(owners) and others_have & set(owners):
+                continue  # "films Hans Zimmer scored for Christopher Nolan": the other name's role, which this one never has
             if owners:
                 used.add(k)
                 return tuple(sorted(owners)), used
@@ -247,7 +251,7 @@ class Composer:
                 used.add(k)
                 cast = [r for r in self.person_relations if {"starred", "actors"} & self.lexicon.cues.get(r, frozenset())]
                 return tuple(cast or self.person_relations), used
-        roles = self.roles_of(name.entity)
+        roles = has
         if len(roles) > 1 and not any_role:
             roles = self.main_roles(name.entity, roles)
         return tuple(sorted(roles)) or tuple(self.person_relations), used

@@ -313,12 +313,15 @@ def _asks_person(clause: list[str], k: int) -> bool:
 def _later_question(clause: list[str], start: int, asked_only: bool = False) -> str | None:
     """What a question word after a fronted topic asks for ("the movie X, when was it released", "... directed by
     who", "... starred which actors"), or None when there is none. A "who" or "which" before a verb is a relative
-    pronoun ("the director who made X") and asks nothing. `asked_only`: only the words that cannot be relative
-    ("Rebecca is adapted from whose novel?")."""
+    pronoun ("the director who made X") and asks nothing; before a noun it asks ("... also made which other films").
+    `asked_only`: only the words that cannot be relative ("Rebecca is adapted from whose novel?", "which films")."""
     for k in range(start, len(clause)):
         word = clause[k]
         if _asks_person(clause, k):
             return "person"
+        noun = [w for w in clause[k + 1 : k + 3] if w not in ("other", "else")][:1]
+        if word in ("which", "what") and noun and noun[0] in TYPE_NOUNS:
+            return expected_answer(clause[k:])  # "the director of X also made which other films": a determiner asks
         if asked_only:
             continue
         if word in ("when", "where"):

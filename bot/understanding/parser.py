@@ -863,6 +863,10 @@ class Understander:
         roles = self.topic_roles(idx) if idx is not None else frozenset()
         chain = tuple(h for code in candidate.chain.split(";") for h in parse_chain(code))
         explanation = self.lexicon.explain(content, chain, bool(set(content) & FILM_WORDS), roles)
+        if entity is not None and entity.group != "film" and (years := tuple(w for w in content if YEAR.fullmatch(w))):
+            # "the composer of the film Ridley Scott directed in 1982": a chain from a person cannot use the year, and
+            # without it would answer about all of his films (a film's reading may use a year to tell namesakes apart)
+            explanation = replace(explanation, other_cues=explanation.other_cues + years)
         given = self._answer_type(chain[-1]) if ";" not in candidate.chain else "value"
         if expected and given != expected and given != "value" and not (expected == "place" and given in PLACE_GROUPS):
             explanation = replace(explanation, answer_type=expected)
@@ -936,9 +940,13 @@ class Understander:
         if not re.search(r",|\band\b|&", clause):
             return None  # several relations are asked as a list: "the director, the year and the runtime of X"
         content = self._content(toks, a, b, best)
+        labels, idx = self.kg.labels, self.kg.labels.by_iri.get(best.entity.iri)
+        held = {name for name, rel in self.kg.bundle.relations.items()
+                if idx is not None and labels.has_role(idx, name, "s" if rel.direction == "forward" else "o")}
         named = []
         for word in content:
-            for name in sorted(self.lexicon.relations_of(word)):
+            # a word several relations share ("wrote": the screenplay, the score, the novel) names first those the film has
+            for name in sorted(self.lexicon.relations_of(word), key=lambda name: (name not in held, name)):
                 code = chain_code((Hop(name, True),))
                 if code in self.chain_start and self.chain_start[code] == "film" and code not in named:
                     named.append(code)

@@ -1,6 +1,7 @@
 """Dates, decades, durations and sums of money written in a question, read as conditions on films.
 
-"from the 90s", "in the nineties", "after 2000", "since 1995", "before 1970", "in 1937",
+"from the 90s", "in the nineties", "after 2000", "since 1995", "from 1995 on", "before 1970", "in 1937", "from 1982" (that
+year: "Ridley Scott films from 1982" are not his films since then),
 "between 1990 and 2000"; "longer than 2 hours", "over 150 minutes", "under 90 minutes";
 "grossed more than $500 million". Each reading keeps the character range it was read from, so
 the parser can count those words as explained.
@@ -18,9 +19,10 @@ DECADE_WORDS = {"twenties": 1920, "thirties": 1930, "forties": 1940, "fifties": 
 _YEAR = r"(1[89]\d\d|20\d\d)"
 DECADE = re.compile(r"(?:\bthe\s+)?(?:\b(1[89]\d0|20[0-2]0)s\b|(?<![\w])['’]?([0-9]0)['’]?s\b|\b(" + "|".join(DECADE_WORDS) + r")\b)", re.I)
 BETWEEN = re.compile(rf"\b(?:between|from)\s+{_YEAR}\s+(?:and|to|-|–)\s+{_YEAR}\b", re.I)
-AFTER = re.compile(rf"\b(after|since|post|later than|newer than|from)\s+(?:the\s+year\s+)?{_YEAR}\b", re.I)
+AFTER = re.compile(rf"\b(after|since|post|later than|newer than)\s+(?:the\s+year\s+)?{_YEAR}\b"
+                   rf"|\b(from)\s+(?:the\s+year\s+)?{_YEAR}\s+(?:on|onwards?|forwards?|and later|or later|up to now)\b", re.I)
 BEFORE = re.compile(rf"\b(before|prior to|pre|until|earlier than|older than)\s+(?:the\s+year\s+)?{_YEAR}\b", re.I)
-IN_YEAR = re.compile(rf"\b(?:in|of|during)\s+(?:the\s+year\s+)?{_YEAR}\b", re.I)
+IN_YEAR = re.compile(rf"\b(?:in|of|during|from)\s+(?:the\s+year\s+)?{_YEAR}\b", re.I)
 _AMOUNT = r"(\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|an?|half)"
 LONGER = re.compile(rf"\b(longer than|more than|over|greater than|at least|above|exceeding|upwards of)\s+(?:an?\s+)?{_AMOUNT}\s*(?:and a half\s+)?(hours?|hrs?|h|minutes?|mins?)\b", re.I)
 SHORTER = re.compile(rf"\b(shorter than|less than|under|below|at most|no more than|within)\s+(?:an?\s+)?{_AMOUNT}\s*(?:and a half\s+)?(hours?|hrs?|h|minutes?|mins?)\b", re.I)
@@ -93,8 +95,8 @@ def quantities(text: str, skip: list[tuple[int, int]] = ()) -> list[Quantity]:
                 add("money", ">" if greater else "<", _amount(m.group(2)) * scale, m)
     for m in AFTER.finditer(text):
         if free(m):
-            word = m.group(1).lower()
-            add("date", "year>=", int(m.group(2)) + (0 if word in ("since", "from") else 1), m)
+            word, year = (m.group(1) or m.group(3)).lower(), int(m.group(2) or m.group(4))
+            add("date", "year>=", year + (0 if word in ("since", "from") else 1), m)
     for m in BEFORE.finditer(text):
         if free(m):
             word = m.group(1).lower()
