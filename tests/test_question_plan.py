@@ -492,3 +492,8 @@ def test_a_word_several_relations_share_names_the_one_the_film_has(agent):
     """"wrote" may be the screenplay or the score: Eraserhead has a screenwriter and no composer."""
     reply = agent.answer("Who wrote and directed Eraserhead?")
     assert reply.answers == ["David Lynch", "David Lynch"] and "written" in reply.text
+
+
+def test_a_title_that_opens_the_evidence_after_yes_keeps_its_capital(agent):
+    reply = agent.answer("Is The Godfather Part II longer than 3 hours?")
+    assert reply.text.startswith("Yes — The Godfather Part II "), reply.text

@@ -209,10 +209,13 @@ def _with_unit(relation, value: str) -> str:
     return shown(relation, value)
 
 
-def _continued(sentence: str) -> str:
-    """A sentence continuing after 'Yes — ': its first word in lower case unless it is a name."""
+def _continued(sentence: str, names: list[str]) -> str:
+    """A sentence continuing after 'Yes — ': its first word in lower case unless it starts one of the `names`
+    ("Yes — the director of Heat is ...", but "Yes — The Dark Knight runs 152 minutes.")."""
     first = sentence.split(" ", 1)[0]
-    return first.lower() + sentence[len(first):] if first in ("The", "On", "My") else sentence
+    if first not in ("The", "On", "My") or any(sentence.startswith(name) for name in names if name):
+        return sentence
+    return first.lower() + sentence[len(first):]
 
 
 def composed_sentence(facts: Facts, bundle: Bundle) -> str:
@@ -231,7 +234,8 @@ def composed_sentence(facts: Facts, bundle: Bundle) -> str:
                 return f"Yes — {c['topic']} won {join_labels(c['values'])}."
             return f"No — my knowledge graph lists no {kind if c.get('values') is not None else 'award'} for {c['topic']}."
         values = join_labels(c["values"])
-        evidence = _continued(forward(relation, c["topic"], list(c["values"]))) if len(c["relations"]) == 1 and c["values"] else ""
+        evidence = _continued(forward(relation, c["topic"], list(c["values"])), [c["topic"], *c["values"]]) \
+            if len(c["relations"]) == 1 and c["values"] else ""
         if "value" in c and "op" in c and evidence:  # a literal: the film's own value is the evidence
             return f"{'Yes' if c['holds'] else 'No'} — {evidence}"
         if evidence and len(c["values"]) <= LIST_INLINE:
