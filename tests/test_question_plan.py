@@ -51,6 +51,14 @@ t:firstclass wdt:P31 wd:Q11424 ; rdfs:label "X-Men: First Class"@en ; wdt:P57 t:
 t:dunebook wdt:P31 wd:Q8261 ; rdfs:label "Dune"@en ; wdt:P50 t:herbert ; wdt:P136 t:scifi .
 t:hal78 wdt:P179 t:halseries . t:hal07 wdt:P179 t:halseries .
 t:halseries wdt:P31 wd:Q24856 ; rdfs:label "Halloween"@en .
+t:aliens wdt:P31 wd:Q11424 ; rdfs:label "Aliens"@en ; wdt:P57 t:cameron ; wdt:P577 "1986-07-18"^^xsd:date ; wdt:P179 t:alienseries .
+t:alien3 wdt:P31 wd:Q11424 ; rdfs:label "Alien 3"@en ; wdt:P57 t:fincher ; wdt:P577 "1992-05-22"^^xsd:date ; wdt:P179 t:alienseries .
+t:alien4 wdt:P31 wd:Q11424 ; rdfs:label "Alien Resurrection"@en ; wdt:P57 t:jeunet ; wdt:P577 "1997-11-26"^^xsd:date .
+t:alienseries wdt:P31 wd:Q24856 ; rdfs:label "Alien"@en .
+t:inside2 wdt:P31 wd:Q11424 ; rdfs:label "Inside 2"@en ; wdt:P57 t:fincher ; wdt:P577 "2001-01-01"^^xsd:date .
+t:cameron wdt:P31 wd:Q5 ; rdfs:label "James Cameron"@en .
+t:fincher wdt:P31 wd:Q5 ; rdfs:label "David Fincher"@en .
+t:jeunet wdt:P31 wd:Q5 ; rdfs:label "Jean-Pierre Jeunet"@en .
 t:eraser skos:altLabel "Eraser Head"@en . t:blue skos:altLabel "Velours bleu"@en .
 t:wise wdt:P31 wd:Q5 ; rdfs:label "Robert Wise"@en .
 t:vaughn wdt:P31 wd:Q5 ; rdfs:label "Matthew Vaughn"@en .
@@ -359,6 +367,19 @@ def test_an_ordinal_and_a_series_name_pick_the_film_by_release_order(agent):
 def test_an_ordinal_past_the_films_the_graph_has_is_not_guessed(agent):
     reply = agent.answer("Who directed the third Halloween film?")
     assert reply.answers == [] and "third" in reply.text and "2" in reply.text
+
+
+def test_an_ordinal_is_not_answered_when_films_titled_like_the_series_but_left_out_of_it_would_change_the_pick(agent):
+    assert agent.answer("Who directed the first Alien film?").answers == ["James Cameron"]  # Alien Resurrection is later
+    reply = agent.answer("Who directed the latest Alien film?")  # the series ends with Alien 3; Alien Resurrection is newer
+    assert reply.answers == [] and "Alien Resurrection" in reply.text
+
+
+def test_an_ordinal_before_a_title_that_names_no_series_takes_the_film_numbered_so(agent):
+    assert agent.answer("who directed the second Inside movie").answers == ["David Fincher"]
+    assert agent.answer("who directed the first Inside movie").answers == ["Norman Jewison"]
+    reply = agent.answer("who directed the latest Inside movie")
+    assert reply.answers == [] and "latest" in reply.text
 
 
 def test_an_alias_links_like_a_label_and_the_reply_shows_the_label(agent):

@@ -284,8 +284,9 @@ class Understander:
             return Understanding(text, Kind.SMALLTALK, smalltalk=intent, confidence=1.0)
         shortfall = self.series.shortfall(toks, spans)
         if shortfall is not None:  # "the third Harry Potter film" when the graph has two: not guessed
-            series, missing = shortfall
-            entity = LinkedEntity(self.kg.labels.labels[series], self.kg.labels.iris[series], self.kg.labels.labels[series], 100.0, "series")
+            named, missing = shortfall
+            labels = self.kg.labels
+            entity = LinkedEntity(labels.labels[named], labels.iris[named], labels.labels[named], 100.0, labels.groups[named])
             return Understanding(text, Kind.FACTUAL, entities=[entity], missing=missing)
         masked = self.mask_names(text, toks, spans)
         kind, _ = question_kind(masked)

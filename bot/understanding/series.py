@@ -4,14 +4,15 @@ Shrek one".
 The KG's series relation (a bundle relation whose values are of the class group "series", e.g. Wikidata P179)
 gives the members; their order is their release order in the graph. An ordinal phrase becomes one span naming
 the film, so every other reading (relations, compositions, dialogue) works on the film itself. When the graph
-holds fewer films of the series than the ordinal asks for, the phrase is not guessed at: `shortfall` says so.
+holds fewer films of the series than the ordinal asks for, or films titled like the series that it leaves out would
+change the pick, the phrase is not guessed at: `shortfall` says so.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.core.text import Token, normalize
+from bot.core.text import Token, join_labels, normalize
 from bot.kg import queries
 from bot.understanding.lexicon import FILM_WORDS
 from bot.understanding.mentions import Span
@@ -24,6 +25,7 @@ ORDINALS = {
 ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh", 8: "eighth",
                  9: "ninth", 10: "tenth", -1: "latest"}
 ENTRY_WORDS = FILM_WORDS | {"one", "installment", "instalment", "entry", "part", "episode", "chapter"}
+NUMBER_NAMES = {2: ("2", "ii", "two"), 3: ("3", "iii", "three"), 4: ("4", "iv", "four"), 5: ("5", "v", "five"), 6: ("6", "vi", "six")}
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,7 @@ class OrdinalPhrase:
     start: int
     end: int
     ordinal: int
-    series: int  # label-index id of the series
+    series: int | None  # label-index id of the series; None: a film title with a film word ("the second Toy Story movie")
     span: Span  # the series name's span
 
 
@@ -57,15 +59,15 @@ class SeriesOrdinals:
                 if span.tok_start != k + 1:
                     continue
                 series = [i for i in span.ids if groups[i] == "series"]
-                if not series:
-                    continue
                 end = span.tok_end
-                if end < len(toks) and toks[end][0] in ENTRY_WORDS:
-                    end += 1
-                elif any(groups[i] == "film" for i in span.ids):
-                    continue  # "the first Alien": maybe the film Alien; "the first Alien film" is the series
-                found.append(OrdinalPhrase(k, end, ordinal, series[0], span))
-                break
+                entry = end < len(toks) and toks[end][0] in ENTRY_WORDS
+                film = any(groups[i] == "film" for i in span.ids)
+                if series and (entry or not film):  # "the first Alien": maybe the film Alien; "the first Alien film" is the series
+                    found.append(OrdinalPhrase(k, end + entry, ordinal, series[0], span))
+                    break
+                if not series and entry and film:
+                    found.append(OrdinalPhrase(k, end + 1, ordinal, None, span))
+                    break
         return found
 
     def members(self, series: int) -> list[int]:
@@ -78,28 +80,72 @@ class SeriesOrdinals:
             idx = labels.by_iri.get(node.value) if node is not None else None
             if idx is not None and idx not in films:
                 films.append(idx)
+        return self._in_release_order(films)
+
+    def _in_release_order(self, films: list[int]) -> list[int]:
+        labels = self.kg.labels
         return sorted(films, key=lambda i: (labels.info(labels.iris[i])[3] or 10_000, labels.labels[i]))
+
+    def _titled_alike(self, name: str, members: list[int]) -> list[int]:
+        """Films whose title starts with `name` but that are not among `members` ("Star Wars: Episode IV – A New Hope"
+        when the graph's Star Wars series holds only The Force Awakens)."""
+        labels = self.kg.labels
+        return [i for i in labels.starting_with(normalize(name) + " ") if labels.groups[i] == "film" and i not in members]
+
+    def _choice(self, phrase: OrdinalPhrase) -> tuple[int | None, str]:
+        """(the film the phrase names, "") or (None, what the graph cannot tell). An ordinal is only answered when the
+        films titled like the series but left out of it would not change the pick: a graph that lists only the
+        newest Star Wars film in its Star Wars series would otherwise call it the first."""
+        if phrase.series is None:
+            return self._numbered(phrase)
+        labels = self.kg.labels
+        films = self.members(phrase.series)
+        label, word = labels.labels[phrase.series], ORDINAL_WORDS[phrase.ordinal]
+        have = join_labels([labels.labels[f] for f in films]) or "none"
+        if phrase.ordinal > len(films):
+            return None, f"a {word} film of the {label} series (it has {len(films)}: {have})"
+        film = films[phrase.ordinal - 1] if phrase.ordinal > 0 else films[-1]
+        if outside := self._titled_alike(labels.labels[phrase.series], films):
+            every = self._in_release_order(films + outside)
+            if (every[phrase.ordinal - 1] if phrase.ordinal > 0 else every[-1]) != film:
+                return None, (f"which film is the {word} of the {label} series (the series lists {have}; "
+                              f"{join_labels([labels.labels[f] for f in outside], limit=3)} {'is' if len(outside) == 1 else 'are'} not in it)")
+        return film, ""
+
+    def _numbered(self, phrase: OrdinalPhrase) -> tuple[int | None, str]:
+        """An ordinal before a film title that names no series ("the second Toy Story movie"): the film numbered so
+        ("Toy Story 2", "... Part II", "... Part Two"), or for "first" the title itself when no film titled like it is
+        older. Release order among titles that merely start alike ("Batman", "Batman Begins") is not trusted."""
+        labels = self.kg.labels
+        named = [i for i in phrase.span.ids if labels.groups[i] == "film"]
+        title = labels.labels[named[0]]
+        family = self._in_release_order(named + self._titled_alike(title, named))
+        if phrase.ordinal == 1 and family and family[0] in named:
+            return family[0], ""
+        norm = normalize(title)
+        wanted = {f"{norm} {n}" for n in NUMBER_NAMES.get(phrase.ordinal, ())} | {f"{norm} part {n}" for n in NUMBER_NAMES.get(phrase.ordinal, ())}
+        numbered = [i for i in family if normalize(labels.labels[i]) in wanted]
+        if len(numbered) == 1:
+            return numbered[0], ""
+        return None, f"which film is the {ORDINAL_WORDS[phrase.ordinal]} {title} film (it has no {title} series to order them by)"
 
     def resolve(self, text: str, toks: list[Token], spans: list[Span]) -> list[Span]:
         """`spans` with each resolvable ordinal phrase replaced by a span of the film it names."""
         for phrase in self.phrases(toks, spans):
-            films = self.members(phrase.series)
-            if phrase.ordinal > len(films) or not films:
+            film, _ = self._choice(phrase)
+            if film is None:
                 continue
-            film = films[phrase.ordinal - 1] if phrase.ordinal > 0 else films[-1]
             named = Span(phrase.start, phrase.end, toks[phrase.start][1], toks[phrase.end - 1][2],
                          normalize(self.kg.labels.labels[film]), [film], 100.0, "series", "film")
             spans = [s for s in spans if s.tok_end <= phrase.start or s.tok_start >= phrase.end] + [named]
         return spans
 
     def shortfall(self, toks: list[Token], spans: list[Span]) -> tuple[int, str] | None:
-        """(series id, what is missing) for an ordinal phrase the graph cannot fill ("a third film of the
-        Harry Potter series: my knowledge graph has 2")."""
+        """(series or film id, what is missing) for an ordinal phrase the graph cannot fill ("a third film of the
+        Harry Potter series: my knowledge graph has 2") or cannot order for sure (see _choice)."""
         for phrase in self.phrases(toks, spans):
-            films = self.members(phrase.series)
-            if phrase.ordinal > len(films):
-                label = self.kg.labels.labels[phrase.series]
-                have = ", ".join(self.kg.labels.labels[f] for f in films) or "none"
-                return phrase.series, (f"a {ORDINAL_WORDS[phrase.ordinal]} film of the {label} series "
-                                       f"(it has {len(films)}: {have})")
+            film, missing = self._choice(phrase)
+            if film is None:
+                named = phrase.series if phrase.series is not None else next(i for i in phrase.span.ids if self.kg.labels.groups[i] == "film")
+                return named, missing
         return None
