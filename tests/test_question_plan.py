@@ -56,6 +56,12 @@ t:alien3 wdt:P31 wd:Q11424 ; rdfs:label "Alien 3"@en ; wdt:P57 t:fincher ; wdt:P
 t:alien4 wdt:P31 wd:Q11424 ; rdfs:label "Alien Resurrection"@en ; wdt:P57 t:jeunet ; wdt:P577 "1997-11-26"^^xsd:date .
 t:alienseries wdt:P31 wd:Q24856 ; rdfs:label "Alien"@en .
 t:inside2 wdt:P31 wd:Q11424 ; rdfs:label "Inside 2"@en ; wdt:P57 t:fincher ; wdt:P577 "2001-01-01"^^xsd:date .
+t:heat wdt:P2142 "187436818"^^xsd:decimal . t:ronin wdt:P2142 "70692101"^^xsd:decimal .
+t:rock wdt:P31 wd:Q11424 ; rdfs:label "School of Rock"@en ; wdt:P57 t:linklater ; wdt:P161 t:jackblack ; wdt:P577 "2003-10-03"^^xsd:date .
+t:swan wdt:P31 wd:Q11424 ; rdfs:label "Black Swan"@en ; wdt:P57 t:aronofsky ; wdt:P577 "2010-12-03"^^xsd:date .
+t:jackblack wdt:P31 wd:Q5 ; rdfs:label "Jack Black"@en .
+t:linklater wdt:P31 wd:Q5 ; rdfs:label "Richard Linklater"@en .
+t:aronofsky wdt:P31 wd:Q5 ; rdfs:label "Darren Aronofsky"@en .
 t:cameron wdt:P31 wd:Q5 ; rdfs:label "James Cameron"@en .
 t:fincher wdt:P31 wd:Q5 ; rdfs:label "David Fincher"@en .
 t:jeunet wdt:P31 wd:Q5 ; rdfs:label "Jean-Pierre Jeunet"@en .
@@ -144,6 +150,10 @@ kind = "date"
 
 [relations.duration]
 property = "wdt:P2047"
+kind = "number"
+
+[relations.box_office]
+property = "wdt:P2142"
 kind = "number"
 
 [relations.mpaa_rating]
@@ -518,3 +528,19 @@ def test_a_word_several_relations_share_names_the_one_the_film_has(agent):
 def test_a_title_that_opens_the_evidence_after_yes_keeps_its_capital(agent):
     reply = agent.answer("Is The Godfather Part II longer than 3 hours?")
     assert reply.text.startswith("Yes — The Godfather Part II "), reply.text
+
+
+def test_with_before_someone_who_never_acted_means_the_roles_they_have(agent):
+    reply = agent.answer("which films did Al Pacino make with Norman Jewison")
+    assert reply.answers == ["...And Justice for All"]
+
+
+def test_a_lowercase_surname_that_is_also_a_common_word_is_no_name_beside_capitalised_ones(agent):
+    reply = agent.answer("is Blue Velvet in black and white")
+    assert "Jack Black" not in reply.text and not reply.answers
+    assert agent.answer("is jack black in school of rock").text.startswith("Yes")  # typed as a name, all lower case
+
+
+def test_the_highest_grossing_film_is_the_one_with_the_largest_box_office(agent):
+    reply = agent.answer("what's the highest grossing film")
+    assert reply.answers == ["Heat"] and "highest-grossing film" in reply.text

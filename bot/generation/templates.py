@@ -11,7 +11,7 @@ import re
 from bot.core.contracts import Facts, Sentence
 from bot.core.kinds import Kind
 from bot.core.text import join_labels
-from bot.generation.sentences import LIST_INLINE, LIST_LIMIT, capitalise, films_phrase, forward, indefinite, inverse, shown
+from bot.generation.sentences import LIST_INLINE, LIST_LIMIT, capitalise, films_phrase, forward, indefinite, inverse, sentences_for, shown
 from bot.kg.bundle import Bundle
 
 
@@ -191,7 +191,8 @@ def _number(text: str) -> str:
 
 
 SUPERLATIVE_WORDS = {("duration", "max"): "longest", ("duration", "min"): "shortest", ("date", "max"): "most recent",
-                     ("date", "min"): "oldest", ("number", "max"): "highest", ("number", "min"): "lowest"}
+                     ("date", "min"): "oldest", ("number", "max"): "highest", ("number", "min"): "lowest",
+                     ("money", "max"): "highest-grossing", ("money", "min"): "lowest-grossing"}
 COMPARATIVE_WORDS = {("duration", True): "longer", ("duration", False): "shorter", ("date", True): "more recent",
                      ("date", False): "older", ("number", True): "higher", ("number", False): "lower"}
 
@@ -291,7 +292,8 @@ def composed_sentence(facts: Facts, bundle: Bundle) -> str:
                 f"The films{where} with the most {what} are {films} ({c['value']} each)."
         if c.get("empty"):
             return f"My knowledge graph has no {relation.noun} for the films{where}, so I cannot say which comes first."
-        word = SUPERLATIVE_WORDS.get((measure(relation), c["op"]), "top")
+        money = sentences_for(relation).format == "usd"  # "the highest-grossing film", not "the highest film"
+        word = SUPERLATIVE_WORDS.get(("money" if money else measure(relation), c["op"]), "top")
         films = join_labels([a.label for a in facts.answers])
         value = _with_unit(relation, c["value"])
         scope = "" if any(x["op"] == "among" for x in c.get("constraints", [])) else " in my knowledge graph"

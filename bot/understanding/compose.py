@@ -250,7 +250,9 @@ class Composer:
             if word == "with" and k == name.span.tok_start - 1:
                 used.add(k)
                 cast = [r for r in self.person_relations if {"starred", "actors"} & self.lexicon.cues.get(r, frozenset())]
-                return tuple(cast or self.person_relations), used
+                if not has or has & set(cast) or not cast:
+                    return tuple(cast or self.person_relations), used
+                # "films Tom Hanks made with Spielberg": someone who never acted takes part in the roles they have
         roles = has
         if len(roles) > 1 and not any_role:
             roles = self.main_roles(name.entity, roles)
@@ -600,6 +602,8 @@ class Composer:
                     continue
                 relation = self.relation_of(kind)
                 reading.used |= {k, k - 1} if word == "recent" else {k}
+                if kind == "money":  # "the highest grossing film": the money words say what is highest
+                    reading.used |= {j for j in range(a, b) if toks[j][0] in MONEY_WORDS}
                 break
         if not relation and "most" in words:
             if set(words) & MONEY_WORDS:

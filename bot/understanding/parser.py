@@ -199,11 +199,25 @@ class Understander:
                 for s in proposed
             ]
             trace["spans_from"] = next((s.source for s in proposed if s.ids), "index")
-        spans = [s for s in spans if not self._inside_a_capitalised_name(text, toks, s, spans)]
+        spans = [s for s in spans if not self._inside_a_capitalised_name(text, toks, s, spans) and not self._uncapitalised_surname(text, s, spans)]
         spans = self.series.resolve(text, toks, spans)  # "the first Harry Potter film" names one film
         # longest first; keep a bounded number of candidates
         spans.sort(key=lambda s: (-s.length, -s.fuzzy_score, s.tok_start))
         return spans[:MAX_CANDIDATES]
+
+    def _uncapitalised_surname(self, text: str, span: Span, spans: list[Span]) -> bool:
+        """A person's surname alone that is also a common word (other names start with it: "Black Swan"), typed in lower
+        case in a message that capitalises the titles and names it types: "is Schindler's List in black and white" says
+        nothing of Jack Black. ("Tom Hanks films with spielberg" still names Spielberg: no title starts with it.)"""
+        labels = self.kg.labels
+        if span.length != 1 or span.source != "variant" or text[span.start : span.end] != text[span.start : span.end].lower():
+            return False
+        if not all(labels.groups[i] == "person" for i in span.ids):
+            return False
+        if all(labels.groups[i] == "person" for i in labels.starting_with(span.norm + " ")):
+            return False
+        return any(other.fuzzy_score >= 100 and other.source != "variant" and (other.end <= span.start or other.start >= span.end)
+                   and text[other.start].isupper() for other in spans)
 
     @staticmethod
     def _inside_a_capitalised_name(text: str, toks: list[Token], span: Span, spans: list[Span]) -> bool:
