@@ -544,3 +544,14 @@ def test_a_lowercase_surname_that_is_also_a_common_word_is_no_name_beside_capita
 def test_the_highest_grossing_film_is_the_one_with_the_largest_box_office(agent):
     reply = agent.answer("what's the highest grossing film")
     assert reply.answers == ["Heat"] and "highest-grossing film" in reply.text
+
+
+def test_a_follow_up_that_names_nothing_asks_about_the_film_just_discussed(chat):
+    chat("who starred in Heat?")
+    assert chat("and who composed the music?").answers == ["Elliot Goldenthal"]
+
+
+def test_the_first_one_after_a_list_is_the_first_of_the_films_just_listed(chat):
+    chat("which films did David Lynch direct?")
+    reply = chat("when was the first one released?")
+    assert reply.answers == ["Eraserhead"], reply.text

@@ -57,6 +57,7 @@ FILTER_FOLLOW_UP = re.compile(r"^\W*(?:and\s+)?(?:any|anything|which|what|which 
 # "are you sure? wasn't it Ennio Morricone?": the previous question checked against the name
 CHALLENGE = re.compile(r"^\W*(?:(?:are you sure|really|hm+|hmm+|no|wait|huh)\W+)*(?:wasn'?t it|isn'?t it|was it not|is it not|"
                        r"i thought it was|i thought it'?s)\s+(?P<name>.+?)\W*$", re.I)  # not a bare "not ...": "not bad" is no challenge
+ELLIPTIC = re.compile(r"^\W*(?:and|also|plus|then)\b(?!.*\b(?:it|its|he|she|him|her|his|they|them|those|these)\b)", re.I)
 RESET = re.compile(r"^\W*(forget (it|everything|that|what i (said|like[sd]?))|start over|reset|new topic)\W*$", re.I)
 YES = re.compile(r"^\W*(yes|yeah|yep|yup|y|sure|correct|right|exactly|that one|indeed|of course|ja)\b", re.I)
 NO = re.compile(r"^\W*(no|nope|nah|n|neither|none|wrong|not that)\b", re.I)
@@ -152,6 +153,9 @@ class Dialogue:
             if original.kind not in (Kind.UNKNOWN, Kind.ERROR):
                 notes["rewrite"] = "not used"
                 question, reply, turn = text, original, original_turn
+        if reply.kind in (Kind.UNKNOWN, Kind.ERROR) and (unsaid := self._about_the_last_film(text, memory)) is not None:
+            question, reply, turn = unsaid
+            notes["rewrite"] = question
         clarification = self._clarification(question, reply, turn)
         if clarification is not None:
             memory.pending = clarification
@@ -202,6 +206,19 @@ class Dialogue:
         if rewritten != text:
             notes["rewrite"] = rewritten
         return rewritten
+
+    def _about_the_last_film(self, text: str, memory: RoomMemory) -> tuple[str, Reply, Turn | None] | None:
+        """"Who was in Pulp Fiction?" - "and who composed the music?": a follow-up that names nothing and was not
+        understood on its own, asked about the film the conversation was last about. Kept only when that reading
+        is understood and is about that film."""
+        film = self._recent_entity(memory, "film") if memory.conversation.turns and ELLIPTIC.match(text) else None
+        if film is None:
+            return None
+        question = f"{text.rstrip(' ?.!')} of {self._mention(film)}?"
+        reply, turn = self._ask(question, memory)
+        if reply.kind in (Kind.UNKNOWN, Kind.ERROR) or not any(e.iri == film.iri for e in reply.entities):
+            return None
+        return question, reply, turn
 
     def _follow_up(self, text: str, memory: RoomMemory) -> str | None:
         """A follow-up that only makes sense with the previous turn, as the question it stands for."""

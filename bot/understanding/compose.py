@@ -513,7 +513,7 @@ class Composer:
     @staticmethod
     def set_reference(toks, a: int, b: int, names: list[Name]) -> set[int]:
         """The tokens that point back at the films the conversation listed: "which of those", "among them",
-        "those films", and "which one" when the clause names nothing itself."""
+        "those films", and "which one" or "the first one" when the clause names nothing itself."""
         found: set[int] = set()
         if any(n.entity.group == "film" for n in names):
             return found  # "which of these is the most recent: A, B or C": the films are named
@@ -526,6 +526,8 @@ class Composer:
                 found |= {k, k + 1}
             elif word == "one" and before == "which" and not names:
                 found |= {k - 1, k}
+            elif word in ("one", "ones") and before in SUPERLATIVES and not names:
+                found.add(k)  # "when was the first one released", "the longest ones": of the films just listed
         return found
 
     @staticmethod
