@@ -555,3 +555,7 @@ def test_the_first_one_after_a_list_is_the_first_of_the_films_just_listed(chat):
     chat("which films did David Lynch direct?")
     reply = chat("when was the first one released?")
     assert reply.answers == ["Eraserhead"], reply.text
+
+
+def test_a_decimal_point_in_a_number_ends_no_question(agent):
+    assert agent.answer("David Lynch films longer than 2.1 hours").answers == ["Dune"]

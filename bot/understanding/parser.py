@@ -442,6 +442,8 @@ class Understander:
                 continue
             between = text[toks[k - 1][2] : toks[k][1]]
             word = toks[k][0]
+            if between in (".", ",") and toks[k - 1][0].isdigit() and word.isdigit():
+                continue  # a decimal or grouped number ("2.5 hours", "$1,000,000") ends no sentence
             if re.search(r"[.?!;\n]", between):
                 cuts.append(k)
             elif word in ("and", "also", "plus") and k + 1 < len(toks) and toks[k + 1][0] in QUESTION_START:
