@@ -559,3 +559,9 @@ def test_the_first_one_after_a_list_is_the_first_of_the_films_just_listed(chat):
 
 def test_a_decimal_point_in_a_number_ends_no_question(agent):
     assert agent.answer("David Lynch films longer than 2.1 hours").answers == ["Dune"]
+
+
+def test_one_capitalised_word_the_graph_lacks_is_a_name_not_found(agent):
+    reply = agent.answer("Did David Lynch direct The Hobbit?")
+    assert not reply.answers and '"The Hobbit"' in reply.text
+    assert agent.answer("when was Heat released, Sir").answers == ["15 December 1995"]  # someone addressed, no name

@@ -39,7 +39,7 @@ GENERIC = frozenset(
     film films movie movies picture pictures flick flicks feature features title titles thing things somebody someone
     anyone anybody person people everything something anything whole entire full complete
     exist exists existing there different worked work works working
-    sorry bother bothering excuse interested interesting lol haha cheers mate buddy friend dear wise fav favs favorite
+    sorry bother bothering excuse interested interesting lol haha cheers mate buddy friend dear sir madam wise fav favs favorite
     favourite favourites get got gets getting use uses vs versus""".split()
 )
 _FUNCTION_WORDS = sorted(w for w in STOP | GENERIC if len(w) >= 3)

@@ -615,10 +615,11 @@ class Understander:
         return list(dict.fromkeys(found))
 
     def _unknown_name(self, text: str, toks, a: int, b: int, best: Candidate) -> str:
-        """Two or more adjacent words no vocabulary knows, outside the reading's names: a name the graph does
-        not have (the question is about it, so answering the rest would answer another question)."""
+        """Two or more adjacent words no vocabulary knows, or one capitalised inside the message ("Did Peter Jackson
+        direct The Hobbit?"), outside the reading's names: a name the graph does not have (the question is about it,
+        so answering the rest would answer another question)."""
         unknown = set(best.explanation.unknown)
-        if len(unknown) < 2:
+        if not unknown:
             return ""
         skip = set(best.selectors)
         for span in ([best.span] if best.span else []) + best.coordinated:
@@ -630,6 +631,10 @@ class Understander:
                 continue
             if len(run) >= 2:
                 return text[toks[run[0]][1] : toks[run[-1]][2]]
+            vocative = run and "," in text[toks[run[0] - 1][2] : toks[run[0]][1]]  # "..., Sir": someone addressed
+            if len(run) == 1 and run[0] > 0 and text[toks[run[0]][1]].isupper() and not vocative:
+                first = run[0] - 1 if run[0] - 1 > a and toks[run[0] - 1][0] in ("the", "a", "an") and text[toks[run[0] - 1][1]].isupper() else run[0]
+                return text[toks[first][1] : toks[run[0]][2]]  # with its capitalised article: "The Hobbit"
             run = []
         return ""
 
