@@ -56,7 +56,8 @@ t:alien3 wdt:P31 wd:Q11424 ; rdfs:label "Alien 3"@en ; wdt:P57 t:fincher ; wdt:P
 t:alien4 wdt:P31 wd:Q11424 ; rdfs:label "Alien Resurrection"@en ; wdt:P57 t:jeunet ; wdt:P577 "1997-11-26"^^xsd:date .
 t:alienseries wdt:P31 wd:Q24856 ; rdfs:label "Alien"@en .
 t:inside2 wdt:P31 wd:Q11424 ; rdfs:label "Inside 2"@en ; wdt:P57 t:fincher ; wdt:P577 "2001-01-01"^^xsd:date .
-t:heat wdt:P2142 "187436818"^^xsd:decimal . t:ronin wdt:P2142 "70692101"^^xsd:decimal .
+t:heat wdt:P2142 "187436818"^^xsd:decimal . t:ronin wdt:P2142 "70692101"^^xsd:decimal . t:ronin wdt:P86 t:shorter .
+t:shorter wdt:P31 wd:Q5 ; rdfs:label "Clinton Shorter"@en .
 t:rock wdt:P31 wd:Q11424 ; rdfs:label "School of Rock"@en ; wdt:P57 t:linklater ; wdt:P161 t:jackblack ; wdt:P577 "2003-10-03"^^xsd:date .
 t:swan wdt:P31 wd:Q11424 ; rdfs:label "Black Swan"@en ; wdt:P57 t:aronofsky ; wdt:P577 "2010-12-03"^^xsd:date .
 t:jackblack wdt:P31 wd:Q5 ; rdfs:label "Jack Black"@en .
@@ -565,3 +566,8 @@ def test_one_capitalised_word_the_graph_lacks_is_a_name_not_found(agent):
     reply = agent.answer("Did David Lynch direct The Hobbit?")
     assert not reply.answers and '"The Hobbit"' in reply.text
     assert agent.answer("when was Heat released, Sir").answers == ["15 December 1995"]  # someone addressed, no name
+
+
+def test_a_lowercase_word_that_is_also_a_surname_yields_to_the_quantity_around_it(agent):
+    """"shorter than 100 minutes" says nothing of the composer Clinton Shorter."""
+    assert agent.answer("David Lynch films shorter than 100 minutes").answers == ["Eraserhead"]

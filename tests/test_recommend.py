@@ -146,3 +146,22 @@ def test_metaqa_two_films_of_a_director_bring_related_films(metaqa_agent):
         )
         hits += bool(same)
     assert len(rows) == 20 and hits >= 12
+
+
+def test_films_like_one_but_from_a_decade_are_picked_only_from_that_decade(mini_agent):
+    reply = mini_agent.answer("recommend movies like Good Will Hunting but from the 2000s")
+    labels = mini_agent.kg.labels
+    years = {labels.years[labels.by_iri[f.subject]] for f in reply.facts}
+    assert years and all(2000 <= y <= 2009 for y in years), reply.text
+    assert "the 2000s" in reply.text.split("\n")[0]
+
+
+def test_other_films_like_the_one_just_discussed_are_recommended(mini_agent):
+    from bot.core.contracts import Message
+    from bot.dialogue.dialogue import Dialogue
+
+    dialogue = Dialogue(mini_agent)
+    dialogue.reply(Message("room", "ann", "Who directed Milk?"))
+    reply = dialogue.reply(Message("room", "ann", "any other films like it?"))
+    assert reply.kind == "recommendation" and not reply.error and reply.facts, reply.text
+    assert "http://test.invalid/milk" not in {f.subject for f in reply.facts}

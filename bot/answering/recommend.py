@@ -27,6 +27,7 @@ from bot.kg import queries
 from bot.kg.bundle import Bundle
 from bot.understanding.lexicon import GENERIC, STOP
 from bot.understanding.mentions import IndexMentions
+from bot.understanding.quantities import quantities
 
 # words of a recommendation request that are not names (besides the question-wording vocabulary)
 REQUEST_WORDS = frozenset(
@@ -39,6 +40,7 @@ REQUEST_WORDS = frozenset(
     children date night scary funny sad romantic fun light feel all are were is was am be""".split()
 )
 CANDIDATES = 200  # nearest films considered by MMR
+CONDITION_POOL = 5000  # the best-known films meeting a recommendation's conditions ("like Heat but from the 2000s") ranked by closeness
 TOGETHER_PERCENTILE = 5.0  # liked films closer than this percentile of random film pairs form one theme
 CALIBRATION_PAIRS = 4000
 MIN_FILMS_FOR_THEMES = 50  # below this, random pairs say too little to call two films unrelated
@@ -117,13 +119,20 @@ class FilmRanker:
                 groups.append([film])
         return sorted(groups, key=len, reverse=True)
 
-    def rank(self, liked: list[str], exclude: set[int], count: int, diversity: float) -> tuple[list[Pick], list[list[str]]]:
+    def rank(self, liked: list[str], exclude: set[int], count: int, diversity: float,
+             only: set[int] | None = None) -> tuple[list[Pick], list[list[str]]]:
+        """The `count` picks closest to the liked films' themes, kept varied; never those in `exclude`, and only those
+        in `only` when it is given (the films that meet the question's conditions)."""
         themes = self.themes(liked)
         queries = np.stack([self.vectors[[self.position[f] for f in theme]].mean(axis=0) for theme in themes])
         # squared distances from each theme vector to every film: one matrix product over the film matrix
         squared = self.norms[None, :] - 2.0 * (queries @ self.vectors.T) + np.einsum("ij,ij->i", queries, queries)[:, None]
         if exclude:
             squared[:, list(exclude)] = np.inf
+        if only is not None:
+            outside = np.ones(squared.shape[1], dtype=bool)
+            outside[list(only)] = False
+            squared[:, outside] = np.inf
         pools = []
         for row in squared:
             take = min(CANDIDATES, len(row))
@@ -249,7 +258,7 @@ class Recommender:
     def _unexplained(self, understanding: Understanding) -> list[str]:
         """Name-like runs of the message that no linked entity covers."""
         text = understanding.text
-        covered = [(e.start, e.end) for e in understanding.entities]
+        covered = [(e.start, e.end) for e in understanding.entities] + [(q.start, q.end) for q in quantities(text)]  # "under 100 minutes"
         # tokens inside a linked entity count as wording, so runs stop at them
         spell = self.agent.understander.speller  # "Any fils like Zootopia": a misspelt request word is no name
         toks = [("and", s, e) if any(a <= s and e <= b for a, b in covered) else (spell(t), s, e) for t, s, e in tokens(text)]
@@ -280,10 +289,22 @@ class Recommender:
             ask = "Tell me one or more films you like, for example \"Recommend movies like The Matrix and Heat\"."
             return Facts(Kind.RECOMMENDATION, understanding.text, topic=understanding.entities, message=" ".join(notes + [ask]))
         exclude = self._same_titles(liked.films) | self._shown_before(understanding, conversation)
-        picks, themes = self.ranker.rank([f.iri for f in liked.films], exclude, self.count, self.diversity)
+        # "movies like Heat but from the 2000s": the picks come from the films that meet the conditions on films
+        # ("any other films like it" refers to the conversation: the liked films are left out anyway), not from a
+        # name given as a liked film that is no film ("like ... and terminator": the series, which the notes mention)
+        left_out = {e.iri for e in liked.not_films}
+        conditions = [c for c in understanding.constraints if c.op not in ("earlier", "not_earlier") and not set(c.values) & left_out]
+        said = join_labels(list(dict.fromkeys(c.said for c in conditions if c.said)))
+        only = {self.ranker.position[iri] for iri, _ in self._films_meeting(conditions, CONDITION_POOL)
+                if iri in self.ranker.position} if conditions else None
+        picks, themes = self.ranker.rank([f.iri for f in liked.films], exclude, self.count, self.diversity, only)
         if not picks:
-            return Facts(Kind.RECOMMENDATION, understanding.text, topic=liked.films, message=" ".join(notes + ["I found no other films to recommend."]))
-        return self._facts(understanding, liked, picks, themes, notes)
+            none = f"I found no films {said} to recommend." if only is not None else "I found no other films to recommend."
+            return Facts(Kind.RECOMMENDATION, understanding.text, topic=liked.films, message=" ".join(notes + [none]))
+        facts = self._facts(understanding, liked, picks, themes, notes)
+        if only is not None:  # (in brackets, the phrasing model keeps the lead-in as written: the conditions stay said)
+            facts.message = facts.message.replace("you might enjoy:", f"you might enjoy these films (for {said}):", 1)
+        return facts
 
     def _shown_before(self, understanding: Understanding, conversation) -> set[int]:
         """'More like that': the films recommended in the previous turn are not recommended again."""

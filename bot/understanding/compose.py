@@ -137,10 +137,8 @@ class Composer:
         start = 0
         while start < len(words) and words[start] in FILLER_START:
             start += 1
-        names = self._names(text, toks, spans, a, b, name_like)
-        skip = [(n.span.start, n.span.end) for n in names]
-        clause_text = text[: toks[b - 1][2]]
-        quants = [q for q in quantities(clause_text, skip) if q.start >= toks[a][1]]
+        names, quants = self._names_and_quantities(text[: toks[b - 1][2]], toks, spans, a, b, name_like)
+        quants = [q for q in quants if q.start >= toks[a][1]]
         first = words[start] if start < len(words) else ""
         inside = self.title_tokens(text, names)
         words = [toks[k][0] for k in range(a, b) if k not in inside]  # a title's words cue nothing ("X-Men: First Class")
@@ -160,6 +158,16 @@ class Composer:
             for q in quants:
                 reading.used |= {k for k in range(a, b) if toks[k][1] >= q.start and toks[k][2] <= q.end}
         return reading
+
+    def _names_and_quantities(self, text: str, toks, spans, a: int, b: int, name_like) -> tuple[list[Name], list[Quantity]]:
+        """The clause's names and the dates, durations and sums it states. A name typed as one (several words, or
+        capitalised) keeps its words; a lowercase word that is also a name yields to a quantity around it ("shorter
+        than 100 minutes" is no film of the composer Clinton Shorter)."""
+        names = self._names(text, toks, spans, a, b, name_like)
+        typed = [n for n in names if n.span.length > 1 or text[n.span.start].isupper()]
+        quants = quantities(text, [(n.span.start, n.span.end) for n in typed])
+        kept = [n for n in names if n in typed or not any(q.start < n.span.end and n.span.start < q.end for q in quants)]
+        return kept, quants
 
     @staticmethod
     def title_tokens(text: str, names: list[Name]) -> set[int]:
@@ -369,8 +377,8 @@ class Composer:
     def conditions(self, text: str, toks: list[Token], spans: list[Span], name_like) -> list[Constraint]:
         """The conditions a recommendation request names besides its films: 'a 70s horror film', 'a fan of Tim Burton'."""
         a, b = 0, len(toks)
-        names = [n for n in self._names(text, toks, spans, a, b, name_like) if n.entity.group != "film"]
-        quants = quantities(text, [(n.span.start, n.span.end) for n in names])
+        names, quants = self._names_and_quantities(text, toks, spans, a, b, name_like)
+        names = [n for n in names if n.entity.group != "film"]
         reading = Composition()
         return reading.constraints if self._scope(text, toks, a, b, names, quants, reading) else []
 

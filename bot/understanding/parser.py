@@ -51,6 +51,7 @@ from bot.understanding.lexicon import (
 )
 from bot.understanding.linking import Namesakes, link_span, namesakes
 from bot.understanding.mentions import IndexMentions, Span
+from bot.understanding.quantities import quantities
 from bot.understanding.questions import ENT, supported_chains
 from bot.understanding.series import SeriesOrdinals
 
@@ -310,7 +311,10 @@ class Understander:
             kind = Kind.MULTIMEDIA
         if kind is Kind.RECOMMENDATION:
             conditions = self.composer.conditions(text, [(self.speller(t), s, e) for t, s, e in toks], spans, self._name_like)
-            return Understanding(text, kind, entities=self.all_entities(text, toks, spans), confidence=1.0, constraints=conditions)
+            stated = [(q.start, q.end) for q in quantities(text)]  # "shorter than 100 minutes" names no Clinton Shorter
+            entities = [e for e in self.all_entities(text, toks, spans)
+                        if not (" " not in e.text and e.text.islower() and any(a < e.end and e.start < b for a, b in stated))]
+            return Understanding(text, kind, entities=entities, confidence=1.0, constraints=conditions)
         if kind is not Kind.FACTUAL:
             return Understanding(text, kind, entities=self.all_entities(text, toks, spans), confidence=1.0)
         return self.plan(text, toks, spans)
