@@ -61,6 +61,7 @@ def plans(kg) -> list[tuple[list[Constraint], Aggregate | None]]:
         [Constraint(("genre",), "in", (genres[1], genres[5]))],
         [Constraint(("genre",), "in", (genres[0],)), Constraint(("publication_date",), "year>=", ("1980",)),
          Constraint(("publication_date",), "year<=", ("1989",))],
+        [Constraint(("publication_date",), "year>=", ("1980",), "the 1980s"), Constraint(("publication_date",), "year<=", ("1989",), "the 1980s")],
         [Constraint(("genre",), "in", (genres[2],)), Constraint(("duration",), ">", ("120",))],
         [Constraint(("duration",), "<=", ("90",))],
         [Constraint(("genre",), "not_in", (genres[0],)), Constraint(("country_of_origin",), "in", (countries[1],))],
@@ -178,3 +179,21 @@ def test_chains_the_table_cannot_walk_exactly_stay_with_sparql(kg):
     assert kg.films.chain_answers((Hop("director", False), Hop("director", True), Hop("genre", False)), person) is None  # no template
     incomplete = replace(kg.films, entity={**kg.films.entity, "genre": replace(kg.films.entity["genre"], complete=False)})
     assert incomplete.chain_answers((Hop("genre", True), Hop("genre", False)), film) is None  # a value the index does not know
+
+
+def test_a_year_range_said_once_holds_for_one_date_of_a_film_in_the_table_and_in_sparql(kg):
+    """A film released in year Y and again (a cut, a re-release) in Y - 3 is not from Y-2..Y-1, though one of its dates
+    is after Y-2 and the other before Y-1."""
+    from bot.kg.queries import compose_query
+
+    dates = kg.films.terms["publication_date"]
+    two = next(f for f in range(len(kg.films.films)) if dates.film_ptr[f + 1] - dates.film_ptr[f] == 2
+               and len({int(y) for y in dates.years[dates.values[dates.film_ptr[f] : dates.film_ptr[f + 1]]]}) == 2)
+    late = int(max(dates.years[dates.values[dates.film_ptr[two] : dates.film_ptr[two + 1]]]))
+    film = kg.labels.iris[int(kg.films.films[two])]
+    between = [Constraint(("publication_date",), "year>=", (str(late - 2),), "then"), Constraint(("publication_date",), "year<=", (str(late - 1),), "then")]
+    apart = [Constraint(c.relations, c.op, c.values, "") for c in between]  # two conditions said apart: any date each
+    for constraints, found in ((between, False), (apart, True)):
+        assert bool(kg.films.matching(constraints, kg.labels)[two]) is found
+        rows = kg.graph.select(compose_query("list_all", kg.bundle, constraints, kg.labels.film_only, **{"$limit": "100000"}))
+        assert (film in {r["film"].value for r in rows}) is found

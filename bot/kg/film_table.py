@@ -79,6 +79,7 @@ class TermColumn:
     film_ptr: np.ndarray  # int64, films + 1: the terms of film position f are values[film_ptr[f]:film_ptr[f+1]]
     values: np.ndarray  # int32 positions in `terms`
     terms: Strings  # "lexical form\x00datatype\x00language" of each distinct term
+    years: np.ndarray  # float64 per term: its year as a year condition reads it (first four characters), NaN for none
 
     def node(self, term: int) -> Node:
         value, datatype, lang = self.terms[term].rsplit("\x00", 2)
@@ -106,6 +107,8 @@ class FilmTable:
                 need = "number" if c.op in NUMBER_OPS else "year"
                 if not c.relations or any(r not in self.literal or not self.literal[r].answers(need) for r in c.relations):
                     return False
+                if c.op in YEAR_OPS and any(r not in self.terms for r in c.relations):
+                    return False  # a year range is read from every date of a film
             else:  # among / not_among: a few given films, which SPARQL checks in a millisecond
                 return False
         return all(r in self.literal and self.literal[r].answers("number" if self.literal[r].numeric else "date") for r in ordered) and \
@@ -116,25 +119,43 @@ class FilmTable:
     def matching(self, constraints: Iterable[Constraint], labels: LabelIndex) -> np.ndarray:
         """A boolean mask over the film positions: the films that meet every constraint (as bot.kg.queries.films_where)."""
         mask = np.ones(len(self.films), dtype=bool)
-        for c in constraints:
-            if c.op in ("in", "not_in"):
+        value_of = queries.same_value(constraints)
+        constraints = list(constraints)
+        for n, c in enumerate(constraints):
+            if c.op in YEAR_OPS:
+                if value_of[n] != n:
+                    continue  # tested with the constraint it shares its date with
+                bounds = [d for m, d in enumerate(constraints) if value_of[m] == n]
+                mask &= self._with_year_in(c.relations, max((float(int(float(d.values[0]))) for d in bounds if d.op == "year>="), default=-np.inf),
+                                           min((float(int(float(d.values[0]))) for d in bounds if d.op == "year<="), default=np.inf))
+            elif c.op in ("in", "not_in"):
                 ids = [labels.by_iri.get(v) for v in c.values]
                 hit = self._with_values(c.relations, [i for i in ids if i is not None])
                 mask &= hit if c.op == "in" else ~hit
             else:
                 literal = float(c.values[0])
-                if c.op in YEAR_OPS:
-                    literal = float(int(literal))
                 hit = np.zeros(len(self.films), dtype=bool)
                 for r in c.relations:
                     column = self.literal[r]
                     with np.errstate(invalid="ignore"):  # NaN (no value) compares false, as an unbound value filters out
-                        if c.op in ("year>=", ">", ">="):
+                        if c.op in (">", ">="):
                             hit |= (column.high > literal) if c.op == ">" else (column.high >= literal)
                         else:
                             hit |= (column.low < literal) if c.op == "<" else (column.low <= literal)
                 mask &= hit
         return mask
+
+    def _with_year_in(self, relations: Iterable[str], low: float, high: float) -> np.ndarray:
+        """The films with a date (or year) of `relations` whose year lies in [low, high]: one date meets both ends."""
+        hit = np.zeros(len(self.films), dtype=bool)
+        for r in relations:
+            column = self.terms[r]
+            with np.errstate(invalid="ignore"):
+                years = column.years[column.values]
+                inside = (years >= low) & (years <= high)
+            films = np.repeat(np.arange(len(self.films)), np.diff(column.film_ptr))
+            hit[films[inside]] = True
+        return hit
 
     def start_size(self, constraints: Iterable[Constraint], labels: LabelIndex) -> int:
         """How many films the SPARQL of `constraints` starts from (and joins everything else to): the films of its
@@ -376,8 +397,9 @@ def _term_column(pairs: list[tuple[int, Node]], count: int) -> TermColumn:
         values.append(ids.setdefault(f"{value.value}\x00{value.datatype}\x00{value.lang}", len(ids)))
     span = max(len(ids), 1)
     unique = np.unique(np.frombuffer(films, dtype=np.int64) * span + np.frombuffer(values, dtype=np.int64))  # by film, then term
+    years = np.array([year if (year := _as_year(term)) is not None else np.nan for term in ids], dtype=np.float64)
     return TermColumn(np.searchsorted(unique // span, np.arange(count + 1)).astype(np.int64), (unique % span).astype(np.int32),
-                      Strings(ids, findable=False))
+                      Strings(ids, findable=False), years)
 
 
 def _literal_column(pairs: list[tuple[int, Node]], count: int, numeric: bool) -> LiteralColumn:

@@ -114,6 +114,7 @@ def films_where(bundle: Bundle, constraints, film_only: frozenset[str] = frozens
     among = []  # given films come first of all: Oxigraph joins in written order, and 200 IRIs checked one by one
     # against the other conditions cost under a millisecond where starting from a genre's thousands of films costs 30
     given = any(c.op == "among" for c in constraints)
+    value_of = same_value(constraints)
     for n, c in enumerate(constraints):
         if c.op == "among":
             among.append(fragments["among"].render({"$values": [iri(v) for v in c.values]}))
@@ -133,10 +134,24 @@ def films_where(bundle: Bundle, constraints, film_only: frozenset[str] = frozens
             slots["$values"] = [iri(v) for v in c.values]
             parts.append(fragments[c.op].render(slots))
         elif c.op.startswith("year"):
+            slots["$n"] = str(value_of[n])  # both ends of "the 1990s" hold for one and the same date
             parts.append(fragments["year"].render({**slots, "$op": COMPARISONS[c.op], "$literal": literal(int(float(c.values[0])))}))
         else:
             parts.append(fragments["number"].render({**slots, "$op": COMPARISONS[c.op], "$literal": literal(float(c.values[0]))}))
     return " ".join(among + parts)
+
+
+def same_value(constraints) -> list[int]:
+    """For each constraint, the index of the one whose value it tests: a year range said once ("the 1990s",
+    "between 1990 and 1995") holds for one date, so its lower and upper bound test the same value. A film with
+    several dates (a re-release, or namesakes merged into one node) is not from the 1990s for having one date
+    before and another after it."""
+    first: dict[tuple, int] = {}
+    out = []
+    for n, c in enumerate(constraints):
+        key = (tuple(c.relations), c.said) if c.op in ("year>=", "year<=") and c.said else (n,)
+        out.append(first.setdefault(key, n))
+    return out
 
 
 def compose_query(name: str, bundle: Bundle, constraints=(), film_only: frozenset[str] = frozenset(), **slots) -> str:
