@@ -571,3 +571,9 @@ def test_one_capitalised_word_the_graph_lacks_is_a_name_not_found(agent):
 def test_a_lowercase_word_that_is_also_a_surname_yields_to_the_quantity_around_it(agent):
     """"shorter than 100 minutes" says nothing of the composer Clinton Shorter."""
     assert agent.answer("David Lynch films shorter than 100 minutes").answers == ["Eraserhead"]
+
+
+def test_a_chain_through_two_relations_keeps_the_questions_own_person_among_its_answers(agent):
+    """Lynch wrote two of the films he directed: "who wrote the films David Lynch directed" names him."""
+    assert agent.answer("who wrote the films David Lynch directed").answers == ["David Lynch"]
+    assert "Al Pacino" not in agent.answer("who starred with Al Pacino").answers  # back through the same relation: not him

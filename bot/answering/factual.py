@@ -134,9 +134,11 @@ class Retriever:
                 answers.append(Answer(label, node.value, support))
             else:
                 answers.append(Answer(format_literal(node, kind), None, support))
+        topic = understanding.entities[0]
+        if self._leaves_out_topic(understanding.chain):
+            answers = [a for a in answers if a.iri != topic.iri]
         answers.sort(key=lambda a: (-a.support, -degree.get(a.iri, 0), a.label.casefold(), a.iri or ""))
         answers = _dedupe_literals(answers)
-        topic = understanding.entities[0]
         facts = [
             Fact(topic.iri, topic.label, ",".join(h.code for h in understanding.chain), a.iri or a.label, a.label, "kg", {"support": a.support})
             for a in answers
@@ -145,6 +147,12 @@ class Retriever:
         if len(understanding.chain) > 1 and answers:
             result.extra["path"] = self._path(understanding)
         return result, query
+
+    def _leaves_out_topic(self, chain) -> bool:
+        """Whether the question's own entity is left out of a multi-hop chain's answers: when the chain comes back
+        through the relation it left by ("who starred with X", "the other films of X's director": X is not news),
+        or always where the bundle says so (MetaQA). "Who wrote the films Kubrick directed" includes Kubrick."""
+        return len(chain) > 1 and (self.kg.bundle.exclude_topic or chain[0].relation == chain[-1].relation)
 
     def _path(self, understanding: Understanding) -> list[str]:
         """The labels the first hop of a multi-hop chain reaches (the director of Jaws, the films of Tarantino),

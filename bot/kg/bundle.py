@@ -84,6 +84,9 @@ class Bundle:
     embeddings: Path | None = None
     endpoint: str | None = None  # set when the graph lives on a remote SPARQL endpoint
     alias_predicates: tuple[str, ...] = ()  # other names of an entity (e.g. skos:altLabel): linked like labels, never shown
+    # multi-hop answers never include the question's own entity (MetaQA's convention), not only when the chain comes back
+    # through its first relation ("who starred with X": not X; "who wrote the films Kubrick directed": Kubrick too)
+    exclude_topic: bool = False
 
     def compact(self, iri: str) -> str:
         """The shortest CURIE for `iri`, or the IRI itself."""
@@ -296,4 +299,5 @@ def load_bundle(path: str | Path) -> Bundle:
         images=images,
         embeddings=embeddings,
         endpoint=str(endpoint) if endpoint else None,
+        exclude_topic=bool(schema.get("exclude_topic", False)),
     )

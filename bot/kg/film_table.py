@@ -206,8 +206,8 @@ class FilmTable:
         if pattern not in self.WALKED or not len(self.films) or any(c is None or not c.complete for c in columns):
             return None
         last = terms if terms is not None else columns[-1]
-        if pattern == (False, True):  # a value's films, then their values (not the start itself)
-            return self._counted(last, _films_of(columns[0], [start]), exclude=start)
+        if pattern == (False, True):  # a value's films, then their values (the start among them: the caller decides)
+            return self._counted(last, _films_of(columns[0], [start]))
         at = int(np.searchsorted(self.films, np.int32(start)))  # (a Python int would copy the array to int64 first)
         if at == len(self.films) or self.films[at] != start:
             return None
@@ -220,13 +220,12 @@ class FilmTable:
         return self._counted(last, np.unique(reached))
 
     @staticmethod
-    def _counted(column: EntityColumn | TermColumn, films: np.ndarray, exclude: int = -1) -> list[tuple[int | Node, int]]:
+    def _counted(column: EntityColumn | TermColumn, films: np.ndarray) -> list[tuple[int | Node, int]]:
         """The values of `column` for `films` (each film once) with how many of the films have each."""
         answers, support = np.unique(_pairs_at(column, films)[1], return_counts=True)
         if isinstance(column, TermColumn):
             return [(column.node(term), n) for term, n in zip(answers.tolist(), support.tolist())]
-        keep = answers != exclude
-        return list(zip(answers[keep].tolist(), support[keep].tolist()))
+        return list(zip(answers.tolist(), support.tolist()))
 
     # ------------------------------------------------------------------ aggregates
 

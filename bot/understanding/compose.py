@@ -161,10 +161,10 @@ class Composer:
 
     def _names_and_quantities(self, text: str, toks, spans, a: int, b: int, name_like) -> tuple[list[Name], list[Quantity]]:
         """The clause's names and the dates, durations and sums it states. A name typed as one (several words, or
-        capitalised) keeps its words; a lowercase word that is also a name yields to a quantity around it ("shorter
+        not in lower case) keeps its words; a lowercase word that is also a name yields to a quantity around it ("shorter
         than 100 minutes" is no film of the composer Clinton Shorter)."""
         names = self._names(text, toks, spans, a, b, name_like)
-        typed = [n for n in names if n.span.length > 1 or text[n.span.start].isupper()]
+        typed = [n for n in names if n.span.length > 1 or not text[n.span.start].islower()]  # ("2012", "1920s": no case to tell)
         quants = quantities(text, [(n.span.start, n.span.end) for n in typed])
         kept = [n for n in names if n in typed or not any(q.start < n.span.end and n.span.start < q.end for q in quants)]
         return kept, quants

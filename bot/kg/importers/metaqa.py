@@ -121,7 +121,7 @@ def _bundle_description(kb_path: Path) -> dict:
     return {
         "bundle": {"name": "metaqa", "description": f"WikiMovies/MetaQA KB imported from {kb_path.name}", "graph": ["graph.nt"]},
         "prefixes": {"mq": BASE, "wd": "http://www.wikidata.org/entity/", "wdt": WDT, "mbp": MB_PROP},
-        "schema": wikidata_schema(),
+        "schema": {**wikidata_schema(), "exclude_topic": True},  # MetaQA's answers never include the question's entity
         "classes": {role: [iri] for role, iri in CLASSES.items()},
         "relations": relations,
     }
