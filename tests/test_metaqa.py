@@ -39,6 +39,7 @@ def test_import_small_kb(tmp_path):
     bundle = load_bundle(tmp_path / "out")
     assert bundle.relations["directed_by"].property.endswith("P57")
     assert bundle.relations["has_tags"].value_class == "tag"
+    assert bundle.exclude_topic  # MetaQA's multi-hop answers never include the question's entity
 
 
 def test_import_then_answer(tmp_path, cache_dir):
