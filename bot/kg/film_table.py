@@ -119,8 +119,8 @@ class FilmTable:
     def matching(self, constraints: Iterable[Constraint], labels: LabelIndex) -> np.ndarray:
         """A boolean mask over the film positions: the films that meet every constraint (as bot.kg.queries.films_where)."""
         mask = np.ones(len(self.films), dtype=bool)
-        value_of = queries.same_value(constraints)
         constraints = list(constraints)
+        value_of = queries.same_value(constraints)
         for n, c in enumerate(constraints):
             if c.op in YEAR_OPS:
                 if value_of[n] != n:
