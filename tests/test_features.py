@@ -126,47 +126,44 @@ def test_the_pipeline_command_prints_the_assembled_pipeline_as_json(mini_bundle,
     assert described["phraser"] is False and "phrasing" not in {f["name"] for f in described["features"] if f["on"]}
 
 
-EXIT_WHILE_LOADING = """
-import sys, time
-import torch
+ANSWER_THEN_EXIT = """
+import sys, threading, time
 from bot.agent import Agent
 from bot.core.config import Settings
 from bot.core.features import Contribution
 agent = Agent.from_settings(Settings(kg=sys.argv[1], cache_dir=sys.argv[2], features=()))
+LOAD
+agent.contribute("background", Contribution(background=load))
+print(agent.answer("Who directed Milk?").answers)
+"""
+
+
+def answered_then_exited(load: str, settings) -> str:
+    """Run a process that starts the background `load` (module-level Python source defining load()), answers and
+    ends; its stderr."""
+    done = subprocess.run([sys.executable, "-c", ANSWER_THEN_EXIT.replace("LOAD", load), settings.kg, settings.cache_dir],
+                          capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout.strip()) == (0, "['Gus Van Sant']"), done.stderr[-2000:]
+    return done.stderr
+
+
+def test_a_process_that_ends_while_a_feature_still_loads_exits_cleanly(mini_agent, mini_settings):
+    stderr = answered_then_exited("""
+import torch
 def load():  # as the NER tagger's load: torch making layers, which releases and takes the GIL again and again
     end = time.monotonic() + 2
     while time.monotonic() < end:
         torch.nn.Linear(256, 256)
-agent.contribute("slow", Contribution(background=load))
-print(agent.answer("Who directed Milk?").answers)
-"""
-
-
-def test_a_process_that_ends_while_a_feature_still_loads_exits_cleanly(mini_agent, mini_settings):
-    done = subprocess.run([sys.executable, "-c", EXIT_WHILE_LOADING, mini_settings.kg, mini_settings.cache_dir],
-                          capture_output=True, text=True, timeout=300)
-    assert (done.returncode, done.stdout.strip()) == (0, "['Gus Van Sant']"), done.stderr[-2000:]
-    assert "terminate called" not in done.stderr
-
-
-EXIT_BEFORE_A_LOAD_FAILS = """
-import sys, threading, time
-from concurrent.futures import ThreadPoolExecutor
-from bot.agent import Agent
-from bot.core.config import Settings
-from bot.core.features import Contribution
-agent = Agent.from_settings(Settings(kg=sys.argv[1], cache_dir=sys.argv[2], features=()))
-def load():  # as flair's import after the script's end: a thread pool cannot start once the interpreter shuts down
-    while threading.main_thread().is_alive():
-        time.sleep(0.01)
-    ThreadPoolExecutor(1).submit(print)
-agent.contribute("late", Contribution(background=load))
-print(agent.answer("Who directed Milk?").answers)
-"""
+""", mini_settings)
+    assert "terminate called" not in stderr
 
 
 def test_a_load_the_ending_process_cuts_short_is_not_reported_as_a_feature_turned_off(mini_agent, mini_settings):
-    done = subprocess.run([sys.executable, "-c", EXIT_BEFORE_A_LOAD_FAILS, mini_settings.kg, mini_settings.cache_dir],
-                          capture_output=True, text=True, timeout=300)
-    assert (done.returncode, done.stdout.strip()) == (0, "['Gus Van Sant']"), done.stderr[-2000:]
-    assert "is off" not in done.stderr and "Traceback" not in done.stderr, done.stderr[-2000:]
+    stderr = answered_then_exited("""
+def load():  # as flair's import after the script's end: a thread pool cannot start once the interpreter shuts down
+    from concurrent.futures import ThreadPoolExecutor
+    while threading.main_thread().is_alive():
+        time.sleep(0.01)
+    ThreadPoolExecutor(1).submit(print)
+""", mini_settings)
+    assert "is off" not in stderr and "Traceback" not in stderr, stderr[-2000:]
