@@ -577,3 +577,10 @@ def test_a_chain_through_two_relations_keeps_the_questions_own_person_among_its_
     """Lynch wrote two of the films he directed: "who wrote the films David Lynch directed" names him."""
     assert agent.answer("who wrote the films David Lynch directed").answers == ["David Lynch"]
     assert "Al Pacino" not in agent.answer("who starred with Al Pacino").answers  # back through the same relation: not him
+
+
+def test_a_title_with_a_year_no_film_of_that_name_has_is_not_answered_about_another_year(agent):
+    reply = agent.answer("who directed Ronin 1975")  # the graph's Ronin is from 1998
+    assert not reply.answers and "Ronin (1975)" in reply.text
+    assert agent.answer("who directed Ronin (1998)").answers == ["John Frankenheimer"]
+    assert agent.answer("who directed the 1997 Ronin").answers == ["John Frankenheimer"]  # a year off: a premiere, say

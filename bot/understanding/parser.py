@@ -575,7 +575,7 @@ class Understander:
             if best.entity is not None:
                 reading.topic_only = best.entity
             return reading
-        unknown_name = self._unknown_name(text, toks, a, b, best)
+        unknown_name = self._unknown_name(text, toks, a, b, best) or self._film_of_another_year(toks, a, b, best)
         if unknown_name:  # "did X direct the third harry potter movie": a name the graph lacks is not a detail to skip
             reading.not_found = [unknown_name]
             return reading
@@ -636,10 +636,24 @@ class Understander:
             if len(run) >= 2:
                 return text[toks[run[0]][1] : toks[run[-1]][2]]
             vocative = run and "," in text[toks[run[0] - 1][2] : toks[run[0]][1]]  # "..., Sir": someone addressed
-            if len(run) == 1 and run[0] > 0 and text[toks[run[0]][1]].isupper() and not vocative:
+            known = run and self.kg.labels.lookup_any(toks[run[0]][0])  # part of a name the graph has ("the one with De Niro")
+            if len(run) == 1 and run[0] > 0 and text[toks[run[0]][1]].isupper() and not vocative and not known:
                 first = run[0] - 1 if run[0] - 1 > a and toks[run[0] - 1][0] in ("the", "a", "an") and text[toks[run[0] - 1][1]].isupper() else run[0]
                 return text[toks[first][1] : toks[run[0]][2]]  # with its capitalised article: "The Hobbit"
             run = []
+        return ""
+
+    @staticmethod
+    def _film_of_another_year(toks, a: int, b: int, best: Candidate) -> str:
+        """'Dune 1984' or 'the 1984 Dune' when the graph's only Dune is from 2021: the film asked about is not in the
+        graph (namesakes of that year were already chosen by it), so its answers would be another film's."""
+        entity, span = best.entity, best.span
+        if entity is None or span is None or entity.group != "film" or not entity.year or entity.selected_by:
+            return ""
+        near = [k for k in (span.tok_start - 1, span.tok_start - 2, span.tok_end, span.tok_end + 1) if a <= k < b]
+        years = [int(toks[k][0]) for k in near if YEAR.fullmatch(toks[k][0])]
+        if years and all(abs(year - entity.year) > 1 for year in years):  # (a festival premiere may be a year early)
+            return f"{entity.label} ({years[0]})"
         return ""
 
     def _select_among_namesakes(self, best: Candidate, text: str, toks, clause_spans: list[Span], a: int, b: int) -> Candidate:
