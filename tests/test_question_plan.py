@@ -584,3 +584,8 @@ def test_a_title_with_a_year_no_film_of_that_name_has_is_not_answered_about_anot
     assert not reply.answers and "Ronin (1975)" in reply.text
     assert agent.answer("who directed Ronin (1998)").answers == ["John Frankenheimer"]
     assert agent.answer("who directed the 1997 Ronin").answers == ["John Frankenheimer"]  # a year off: a premiere, say
+
+
+def test_a_count_comparison_says_who_has_more(agent):
+    reply = agent.answer("Did David Lynch direct more films than Norman Jewison?")
+    assert reply.text.startswith("Yes — David Lynch has more ("), reply.text

@@ -266,9 +266,8 @@ def composed_sentence(facts: Facts, bundle: Bundle) -> str:
             lead = f"They are level {evidence}."
             return f"No — {lead}" if c.get("asked") else lead
         winner = c["winners"][0]
-        if c.get("asked"):
-            return f"{'Yes' if c['holds'] else 'No'} — {winner} is {word} {evidence}."
-        return f"{winner} is {word} {evidence}." if not c["count"] else f"{winner} has {word} {evidence}."
+        claim = f"{winner} is {word} {evidence}." if not c["count"] else f"{winner} has {word} {evidence}."  # "has more (...)"
+        return f"{'Yes' if c['holds'] else 'No'} — {claim}" if c.get("asked") else claim
     if form == "count":
         if not c.get("films"):
             relation = bundle.relations[c["what"]]

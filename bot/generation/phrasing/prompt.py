@@ -256,6 +256,6 @@ def _composition(facts: Facts, template: Sentence, bundle) -> tuple[PhrasingTask
         return PhrasingTask(facts.question, facts.kind, winner, "", (), relation.plural, ("kg",), template.text, names=names, opener=opener,
                             topic_first=True, suffix=evidence, claim=(key,), opposite=frozenset(OPPOSITES.get(key, ())),
                             chain=(Hop(relation.name, True),),
-                            instruction=f"Say in one short sentence that {winner} is {word}, without the figures."
+                            instruction=f"Say in one short sentence that {winner} {'has' if c['count'] else 'is'} {word}, without the figures."
                                         + (f" Start with \"{opener[0]}\"." if opener else "")), ""
     return None, f"{c['form']} answers keep their template"
