@@ -180,3 +180,12 @@ def test_question_without_a_known_entity(pictures):
     agent, _, _ = pictures
     reply = agent.answer("Show me a picture of Zorblax Quintavius")
     assert not reply.error and "image:" not in reply.text
+
+
+@pytest.mark.parametrize("text", ["did Parasite win best picture", "Which films won Best Picture?", "best motion picture winners of the 90s"])
+def test_best_picture_is_an_award_not_a_picture_request(text):
+    from bot.core.kinds import Kind
+    from bot.understanding.cues import question_kind
+
+    assert question_kind(text)[0] is not Kind.MULTIMEDIA
+    assert question_kind("show me a picture of the best actor")[0] is Kind.MULTIMEDIA

@@ -24,7 +24,7 @@ RECOMMEND = re.compile(
     re.I,
 )
 MULTIMEDIA = re.compile(
-    r"\b(picture|photo|photograph|image|poster|looks? like|look alike|what does .+ look|how does .+ look|show me .+ (face|pic)|"
+    r"\b((?<!best )(?<!best motion )picture|photo|photograph|image|poster|looks? like|look alike|what does .+ look|how does .+ look|show me .+ (face|pic)|"
     r"stills? (from|of)|a still|screenshots?|screen ?grabs?)\b|\bpics?\b|\bphotos?\b", re.I
 )
 EMBEDDING = re.compile(r"\bembeddings?\b", re.I)
