@@ -58,6 +58,7 @@ t:alienseries wdt:P31 wd:Q24856 ; rdfs:label "Alien"@en .
 t:inside2 wdt:P31 wd:Q11424 ; rdfs:label "Inside 2"@en ; wdt:P57 t:fincher ; wdt:P577 "2001-01-01"^^xsd:date .
 t:heat wdt:P2142 "187436818"^^xsd:decimal . t:ronin wdt:P2142 "70692101"^^xsd:decimal . t:ronin wdt:P86 t:shorter .
 t:shorter wdt:P31 wd:Q5 ; rdfs:label "Clinton Shorter"@en .
+t:up wdt:P179 t:pixarlist . t:pixarlist wdt:P31 wd:Q24856 ; rdfs:label "list of Pixar films"@en .
 t:rock wdt:P31 wd:Q11424 ; rdfs:label "School of Rock"@en ; wdt:P57 t:linklater ; wdt:P161 t:jackblack ; wdt:P577 "2003-10-03"^^xsd:date .
 t:swan wdt:P31 wd:Q11424 ; rdfs:label "Black Swan"@en ; wdt:P57 t:aronofsky ; wdt:P577 "2010-12-03"^^xsd:date .
 t:jackblack wdt:P31 wd:Q5 ; rdfs:label "Jack Black"@en .
@@ -589,3 +590,13 @@ def test_a_title_with_a_year_no_film_of_that_name_has_is_not_answered_about_anot
 def test_a_count_comparison_says_who_has_more(agent):
     reply = agent.answer("Did David Lynch direct more films than Norman Jewison?")
     assert reply.text.startswith("Yes — David Lynch has more ("), reply.text
+
+
+def test_what_are_the_films_of_a_series_the_graph_lacks_is_not_the_series_of_a_film(agent):
+    reply = agent.answer("What are the films of the Up series?")
+    assert "Pixar" not in reply.text and not reply.answers, reply.text
+
+
+def test_the_films_of_someone_who_directed_and_wrote_as_many_are_those_they_directed(agent):
+    reply = agent.answer("what are the films of Michael Mann")
+    assert reply.trace[0].detail["chain"] == "director-" and reply.answers == ["Heat"]

@@ -109,8 +109,8 @@ def shown(relation: Relation | None, label: str) -> str:
         return usd(label)
     if label in spec.definite:
         return f"the {label}"
-    if spec.article:
-        return f"{spec.article} {label}"
+    if spec.article:  # ("the Godfather series", not "the The Godfather series")
+        return label if label.lower().startswith(spec.article.lower() + " ") else f"{spec.article} {label}"
     return spec.value.replace("{value}", label)
 
 

@@ -274,6 +274,8 @@ def expected_answer(clause: list[str]) -> str:
     first = clause[0]
     if first in WH_TYPES:
         return WH_TYPES[first]
+    if first in ("which", "what") and clause[1:3] in (["are", "the"], ["were", "the"]) and TYPE_NOUNS.get(clause[3:4][0] if clause[3:4] else "") == "film":
+        return "film"  # "what are the films of the Toy Story series": films, not the series of the film Toy Story
     if first in ("which", "what") and len(clause) > 1:
         for k in range(1, min(3, len(clause))):
             word, after = clause[k], clause[k + 1] if k + 1 < len(clause) else ""

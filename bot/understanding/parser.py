@@ -712,8 +712,8 @@ class Understander:
 
     def _main_role_reading(self, best: Candidate, toks, a: int, b: int) -> Candidate:
         """"The films of Bong Joon-ho": when no word says which of a person's roles the question goes through,
-        the role most of their films have (he directed more than he produced) -- not whichever role the
-        classifier happened to rank first."""
+        the role most of their films have (he directed more than he produced), the bundle's first of those on a
+        tie -- not whichever role the classifier happened to rank first."""
         if best.entity is None or best.entity.group != "person" or ";" in best.chain:
             return best
         chain = parse_chain(best.chain)
@@ -724,8 +724,10 @@ class Understander:
         if len(roles) < 2:
             return best
         counts = self.composer.films_per_role(best.entity, roles)
-        main = max(sorted(counts), key=lambda r: (counts[r], r == first), default=first)
-        if main == first or counts.get(main, 0) <= counts.get(first, 0):
+        order = list(self.kg.bundle.relations)  # on a tie, the role the bundle lists first (Nolan directed and wrote all 7)
+        rank = lambda r: (counts.get(r, 0), -order.index(r) if r in order else -len(order))  # noqa: E731
+        main = max(sorted(counts), key=rank, default=first)
+        if main == first or rank(main) <= rank(first):
             return best
         code = chain_code((Hop(main, False), *chain[1:]))
         if code not in self.chain_start:
