@@ -600,3 +600,9 @@ def test_what_are_the_films_of_a_series_the_graph_lacks_is_not_the_series_of_a_f
 def test_the_films_of_someone_who_directed_and_wrote_as_many_are_those_they_directed(agent):
     reply = agent.answer("what are the films of Michael Mann")
     assert reply.trace[0].detail["chain"] == "director-" and reply.answers == ["Heat"]
+
+
+def test_which_of_those_are_longer_than_a_duration_filters_the_films_just_listed(chat):
+    chat("which films did David Lynch direct?")
+    reply = chat("which of those are longer than two hours?")
+    assert set(reply.answers) == {"Dune", "The Elephant Man"}, reply.text

@@ -142,10 +142,12 @@ class Composer:
         first = words[start] if start < len(words) else ""
         inside = self.title_tokens(text, names)
         words = [toks[k][0] for k in range(a, b) if k not in inside]  # a title's words cue nothing ("X-Men: First Class")
+        stated = {k for k in range(a, b) for q in quants if q.start <= toks[k][1] and toks[k][2] <= q.end}
+        unstated = [toks[k][0] for k in range(a, b) if k not in inside and k not in stated]  # "longer than two hours" compares no films
         reading = None
         if "how" in words and "many" in words or self._count_pivot(words) is not None:
             reading = self._count(text, toks, a, b, names, quants)
-        elif (any(w in COMPARATIVES for w in words) or self._more_money(words) or self._more_of(words) or self._came_first(words)
+        elif (any(w in COMPARATIVES for w in unstated) or self._more_money(words) or self._more_of(words) or self._came_first(words)
               or self._two_films(names) and bool(set(words) & (BEFORE_AFTER | {"recent", "most", *SUPERLATIVES}))):
             reading = self._comparison(text, toks, a, b, names, first in YES_NO_START)
         if reading is None and first in YES_NO_START:
