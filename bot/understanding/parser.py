@@ -712,8 +712,8 @@ class Understander:
 
     def _main_role_reading(self, best: Candidate, toks, a: int, b: int) -> Candidate:
         """"The films of Bong Joon-ho": when no word says which of a person's roles the question goes through,
-        the role most of their films have (he directed more than he produced), the bundle's first of those on a
-        tie -- not whichever role the classifier happened to rank first."""
+        a role most of their films have (he directed more than he produced), the bundle's first of those -- not
+        whichever role the classifier happened to rank first."""
         if best.entity is None or best.entity.group != "person" or ";" in best.chain:
             return best
         chain = parse_chain(best.chain)
@@ -724,10 +724,12 @@ class Understander:
         if len(roles) < 2:
             return best
         counts = self.composer.films_per_role(best.entity, roles)
-        order = list(self.kg.bundle.relations)  # on a tie, the role the bundle lists first (Nolan directed and wrote all 7)
-        rank = lambda r: (counts.get(r, 0), -order.index(r) if r in order else -len(order))  # noqa: E731
-        main = max(sorted(counts), key=rank, default=first)
-        if main == first or rank(main) <= rank(first):
+        top = max(counts.values(), default=0)
+        order = list(self.kg.bundle.relations)
+        # the roles with at least half as many films as the commonest (as Composer.main_roles), and of those the one
+        # the bundle lists first: Andrew Stanton wrote four films and directed two, and "his movies" are those he directed
+        main = min((r for r in counts if counts[r] * 2 >= top), key=lambda r: order.index(r) if r in order else len(order), default=first)
+        if main == first:
             return best
         code = chain_code((Hop(main, False), *chain[1:]))
         if code not in self.chain_start:
