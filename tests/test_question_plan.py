@@ -617,3 +617,34 @@ def test_which_of_those_are_longer_than_a_duration_filters_the_films_just_listed
 def test_the_films_of_someone_who_wrote_more_than_they_directed_but_directed_some_are_those_they_directed(agent):
     """Mamet wrote four films here and directed two: "his movies" are the ones he directed, as people mean it."""
     assert set(agent.answer("David Mamet's movies").answers) == {"The Spanish Prisoner", "Heist"}
+
+
+# --- what two names have in common, and a film left out ------------------------------------------
+
+
+def test_who_acted_in_both_of_two_films_is_the_cast_they_share(agent):
+    """Each film's own cast would answer another question (and read as if everyone were in both)."""
+    reply = agent.answer("who acted in both Heat and Ronin?")
+    assert reply.answers == ["Robert De Niro"] and "in common" in reply.text, reply.text
+    reply = agent.answer("which actors are in both Ronin and ...And Justice for All")
+    assert not reply.answers and "no cast member in common" in reply.text, reply.text
+
+
+def test_whether_two_films_have_the_same_director_is_a_yes_or_no_with_the_directors(agent):
+    reply = agent.answer("were Dune and Blue Velvet directed by the same person?")
+    assert reply.text.startswith("Yes — ") and "David Lynch" in reply.text, reply.text
+    reply = agent.answer("do Heat and Ronin have the same director?")
+    assert reply.text.startswith("No — ") and "Michael Mann" in reply.text and "John Frankenheimer" in reply.text, reply.text
+
+
+def test_what_the_films_of_two_people_both_have_is_what_their_answers_share(agent):
+    """Mann's film has Pacino and De Niro, Frankenheimer's only De Niro: the union would name Pacino too."""
+    reply = agent.answer("which actors appeared in films by both Michael Mann and John Frankenheimer?")
+    assert reply.answers == ["Robert De Niro"], reply.text
+
+
+def test_a_film_said_to_be_left_out_is_left_out_of_the_films_asked_for(agent):
+    assert set(agent.answer("which films did Al Pacino star in besides Heat").answers) == {"The Godfather Part II", "...And Justice for All"}
+    reply = agent.answer("crime films with Robert De Niro other than Heat")
+    assert set(reply.answers) == {"The Godfather Part II", "Ronin"} and reply.text.rstrip(".").count("other than Heat"), reply.text
+    assert not agent.answer("which films other than Heat?").answers  # no set named to take them from

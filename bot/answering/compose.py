@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.answering.factual import format_literal
-from bot.core.contracts import Answer, Constraint, Fact, Facts, Hop, LinkedEntity, Understanding
+from bot.core.contracts import Answer, Constraint, Fact, Facts, Hop, LinkedEntity, Understanding, chain_code
 from bot.core.kinds import Kind
 from bot.kg import queries
 from bot.kg.store import XSD, Node
@@ -97,6 +97,8 @@ class ComposedAnswers:
             return self.verify(understanding)
         if understanding.comparison is not None:
             return self.compare(understanding)
+        if understanding.shared is not None:
+            return self.shared(understanding)
         if understanding.aggregate is not None and understanding.asks:
             return self.count_values(understanding)
         return self.films(understanding)
@@ -213,6 +215,35 @@ class ComposedAnswers:
                                winners=[w.label for w in winners], tie=len(winners) > 1)
         return self._facts(understanding, [Answer(w.label, w.iri) for w in winners], facts, **base, values=shown,
                            winners=[w.label for w in winners], tie=len(winners) > 1)
+
+    # --- what entities have in common ----------------------------------------------------
+
+    def shared(self, understanding: Understanding) -> Facts:
+        """'Who acted in both The Godfather and Heat?': each entity's values along the chain (the single-ask path,
+        so its SPARQL and facts are the ones a question about each would get), and those all of them have. A
+        prediction never counts as a value here; an entity without values is said, not read as "none in common"."""
+        check = understanding.shared
+        items = [understanding.entities[i] for i in check.entities]
+        per_item: list[list[Answer]] = []
+        facts: list[Fact] = []
+        sparql = []
+        for entity in items:
+            result = self.single(Understanding(understanding.text, Kind.FACTUAL, check.chain, [entity]))
+            answers = [] if result.source == "embedding" else result.answers
+            per_item.append(answers)
+            facts += [f for f in result.facts if answers]
+            sparql.append(result.extra.get("sparql", ""))
+        base = {"form": "shared", "chain": chain_code(check.chain), "asked": check.asked, "sparql": sparql,
+                "items": [{"label": e.label, "group": e.group, "values": [a.label for a in answers]} for e, answers in zip(items, per_item)]}
+        missing = [e.label for e, answers in zip(items, per_item) if not answers]
+        if missing:
+            return self._facts(understanding, [], [], **base, missing=missing)
+        keys = [{a.iri or a.label for a in answers} for answers in per_item]
+        common = [a for a in per_item[0] if all((a.iri or a.label) in k for k in keys[1:])]
+        wanted = {a.iri or a.label for a in common}
+        shown = facts if not common else [f for f in facts if f.value in wanted or f.value_label in wanted]
+        answers = [Answer("yes" if common else "no")] if check.asked else common
+        return self._facts(understanding, answers, shown, **base, values=[a.label for a in common], holds=bool(common))
 
     # --- counts of an ask's values ("How many Oscars did Aliens win?") --------------------
 

@@ -129,6 +129,17 @@ class Verification:
     families: tuple[str, ...] = ()  # the value is any of these IRIs ("an Oscar")
 
 
+@dataclass(frozen=True)
+class Shared:
+    """What two or more entities have in common along a chain: 'Who acted in both The Godfather and Heat?',
+    'Were Alien and Blade Runner directed by the same person?' (asked), 'Which actors worked in films by both
+    Scorsese and Coppola?'."""
+
+    chain: tuple[Hop, ...]  # from each entity to the values compared
+    entities: tuple[int, ...]  # indices into Understanding.entities
+    asked: bool = False  # yes/no form: whether they have a value in common
+
+
 @dataclass
 class Understanding:
     """The question plan: what a message asks (its kind, one or more asks) and the linked entities.
@@ -148,13 +159,14 @@ class Understanding:
     aggregate: Aggregate | None = None
     comparison: Comparison | None = None
     verification: Verification | None = None
+    shared: Shared | None = None
     missing: str = ""  # what the question asks that the graph does not hold ("where people were born")
     unclear: str = ""  # why the bot would not guess (a word it could not account for, a weak match)
 
     @property
     def compositional(self) -> bool:
         """Whether the plan filters, counts, orders, compares or verifies (bot.answering.compose answers it)."""
-        return bool(self.constraints or self.aggregate or self.comparison or self.verification)
+        return bool(self.constraints or self.aggregate or self.comparison or self.verification or self.shared)
 
     def ask(self, n: int, topic: LinkedEntity | None = None) -> Understanding:
         """The single question of ask `n` (its topic given, or the ask's own entity)."""

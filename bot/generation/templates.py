@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from bot.core.contracts import Facts, Sentence
+from bot.core.contracts import Facts, Sentence, parse_chain
 from bot.core.kinds import Kind
 from bot.core.text import join_labels
 from bot.generation.sentences import LIST_INLINE, LIST_LIMIT, capitalise, films_phrase, forward, indefinite, inverse, sentences_for, shown
@@ -179,8 +179,8 @@ def describe_conditions(composition: dict, bundle: Bundle) -> str:
             else:
                 parts.append(f"with {indefinite(relation.noun if relation else 'value')} of {'more' if more else 'less'} than {amount}")
     merged = []
-    for part in parts:  # "from the 90s" twice (from and until of one decade)
-        if part not in merged:
+    for part in sorted(parts, key=lambda part: part.startswith("other than ")):  # what is left out comes last
+        if part not in merged:  # "from the 90s" twice (from and until of one decade)
             merged.append(part)
     return ", ".join(merged)
 
@@ -219,9 +219,36 @@ def _continued(sentence: str, names: list[str]) -> str:
     return first.lower() + sentence[len(first):]
 
 
+def shared_sentence(c: dict, bundle: Bundle) -> str:
+    """'The Godfather and Heat have 2 cast members in common: Al Pacino and Robert De Niro.', 'Yes — Alien and
+    Blade Runner have the same director: Ridley Scott.', 'No — ... have no director in common (Alien: Ridley Scott;
+    Heat: Michael Mann).' Items reached through films are said as those films ('the films directed by X')."""
+    chain = parse_chain(c["chain"])
+    rels = [bundle.relations[h.relation] for h in chain]
+    to_value = chain[-1].to_value
+    noun, plural = (rels[-1].noun, rels[-1].plural) if to_value else ("film", "films")
+    labels = [item["label"] for item in c["items"]]
+    through_films = len(chain) == 2 and not chain[0].to_value
+    who = join_labels([f"the {films_phrase(rels[0], label)}" if through_films else label for label in labels])
+    if c.get("missing"):
+        return f"My knowledge graph has no {plural} for {join_labels(c['missing'])}, so I cannot say what {who} have in common."
+    values = [shown(rels[-1], v) if to_value else v for v in c["values"]]
+    if values:
+        single = all(len(item["values"]) == 1 for item in c["items"])
+        amount = f"the same {noun}" if single else f"{len(values)} {plural if len(values) > 1 else noun} in common"
+        sentence = capitalise(f"{who} have {amount}: {join_labels(values, limit=LIST_LIMIT)}.")
+        return f"Yes — {_continued(sentence, labels)}" if c["asked"] else sentence
+    evidence = "; ".join(f"{item['label']}: {join_labels([shown(rels[-1], v) if to_value else v for v in item['values']], limit=4)}"
+                         for item in c["items"])
+    sentence = capitalise(f"{who} have no {noun} in common in my knowledge graph ({evidence}).")
+    return f"No — {_continued(sentence, labels)}" if c["asked"] else sentence
+
+
 def composed_sentence(facts: Facts, bundle: Bundle) -> str:
     c = facts.extra["composition"]
     form = c["form"]
+    if form == "shared":
+        return shared_sentence(c, bundle)
     conditions = describe_conditions(c, bundle)
     where = f" {conditions}" if conditions else ""
     if form == "verification":

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bot.core.contracts import Aggregate, Ask, Comparison, Constraint, Hop, LinkedEntity, Verification
+from bot.core.contracts import Aggregate, Ask, Comparison, Constraint, Hop, LinkedEntity, Shared, Verification
 from bot.core.text import Token
 from bot.kg import queries
 from bot.understanding.lexicon import FILM_WORDS, GENERIC, STOP, Lexicon
@@ -47,6 +47,11 @@ GLOBAL_SCOPE = re.compile(r"\b(?:in (?:your|the|my) (?:database|knowledge graph|
 ANY_ROLE_WORDS = frozenset("made make makes making worked work works working done do involved".split())
 WITH_WORDS = frozenset({"with", "featuring", "starring", "and", "together"})
 NEGATIONS = frozenset({"without", "excluding", "except", "not"})
+# words before a name the answers leave out ("apart from X", "besides X"); "alongside X" leaves X out of a cast
+# ("who starred alongside X in Heat") but is no exclusion of a film set ("films with X alongside Y")
+EXCLUDING = frozenset({"apart from", "aside from", "except", "except for", "besides", "beside", "other than", "excluding",
+                       "not counting", "alongside", "but not"})
+FILM_EXCLUDING = EXCLUDING - {"alongside"}
 COUNTRY_ADJECTIVES = {
     "american": "United States", "british": "United Kingdom", "english": "United Kingdom", "french": "France", "german": "Germany",
     "italian": "Italy", "spanish": "Spain", "japanese": "Japan", "canadian": "Canada", "australian": "Australia",
@@ -59,6 +64,7 @@ COUNTRY_ADJECTIVES = {
 }
 SUBGENRES = {"slasher": "horror"}
 SET_WORDS = frozenset({"those", "them", "these"})
+SHARED_WORDS = frozenset({"both", "same", "common", "share", "shared", "shares", "sharing"})  # what films have in common
 BEFORE_AFTER = frozenset({"before", "after", "since", "prior"})
 OTHER_WORDS = frozenset({"other", "else", "another", "more"})
 COMPOSITION_WORDS = frozenset(COMPARATIVES) | frozenset(SUPERLATIVES) | MONEY_WORDS | AWARD_COUNT_WORDS | frozenset(
@@ -75,6 +81,7 @@ class Composition:
     aggregate: Aggregate | None = None
     comparison: Comparison | None = None
     verification: Verification | None = None
+    shared: Shared | None = None
     used: set[int] = field(default_factory=set)  # tokens the reading accounts for
     relations: set[str] = field(default_factory=set)  # relations whose cues the question may use
     not_found: str = ""  # a name the question compares or checks that the graph does not have
@@ -144,10 +151,10 @@ class Composer:
         words = [toks[k][0] for k in range(a, b) if k not in inside]  # a title's words cue nothing ("X-Men: First Class")
         stated = {k for k in range(a, b) for q in quants if q.start <= toks[k][1] and toks[k][2] <= q.end}
         unstated = [toks[k][0] for k in range(a, b) if k not in inside and k not in stated]  # "longer than two hours" compares no films
-        reading = None
-        if "how" in words and "many" in words or self._count_pivot(words) is not None:
+        reading = self._shared(toks, a, b, names, first in YES_NO_START) if set(words) & SHARED_WORDS else None
+        if reading is None and ("how" in words and "many" in words or self._count_pivot(words) is not None):
             reading = self._count(text, toks, a, b, names, quants)
-        elif (any(w in COMPARATIVES for w in unstated) or self._more_money(words) or self._more_of(words) or self._came_first(words)
+        elif reading is None and (any(w in COMPARATIVES for w in unstated) or self._more_money(words) or self._more_of(words) or self._came_first(words)
               or self._two_films(names) and bool(set(words) & (BEFORE_AFTER | {"recent", "most", *SUPERLATIVES}))):
             reading = self._comparison(text, toks, a, b, names, first in YES_NO_START)
         if reading is None and first in YES_NO_START:
@@ -442,6 +449,33 @@ class Composer:
             return reading
         return None
 
+    def _shared(self, toks, a: int, b: int, names: list[Name], asked: bool) -> Composition | None:
+        """'Who acted in both The Godfather and Heat?', 'Were Alien and Blade Runner directed by the same person?',
+        'Which genres do Heat and Ronin share?': the values two or more films have in common along the one relation
+        the clause's words name. Read before a comparison or a chain, which would answer each film on its own
+        (or, for "the same director", the films that share the first one's director)."""
+        if len(names) < 2 or any(n.entity.group != "film" for n in names):
+            return None
+        named = {k for n in names for k in n.tokens}
+        relations: set[str] = set()
+        used = {k for k in range(a, b) if toks[k][0] in SHARED_WORDS or toks[k][0] == "in" and k + 1 < b and toks[k + 1][0] == "common"}
+        for k in range(a, b):
+            if k in named or k in used:
+                continue
+            word = toks[k][0]
+            owners = {r for r in self.lexicon.relations_of(word) if r in self.bundle.relations and self.bundle.relations[r].is_entity}
+            if len(owners) > 1:  # "director" cues the director and the director of photography: the one it names
+                rels = self.bundle.relations
+                owners = {r for r in owners if word in (rels[r].noun, rels[r].plural, r)} or owners
+            relations |= owners
+            used |= {k} if owners else set()
+        if len(relations) != 1:
+            return None  # no relation named, or several: not guessed
+        relation = relations.pop()
+        reading = Composition(entities=[n.entity for n in names], used=used | named, relations={relation})
+        reading.shared = Shared((Hop(relation, True),), tuple(range(len(names))), asked)
+        return reading
+
     @staticmethod
     def _came_first(words: list[str]) -> bool:
         return bool({"first", "earlier", "later", "last"} & set(words) and {"came", "come", "released", "premiered", "out"} & set(words)
@@ -558,9 +592,15 @@ class Composer:
         if others and not pointer:
             reading.constraints.append(Constraint((), "not_earlier", (), "other"))
             reading.used |= others
+        left_out = []
         for name in names:
             if name.entity.group == "film":
-                return False  # a title in the clause: not a question over a set of films
+                said = self.excluding_words(toks, a, name)
+                if not said:
+                    return False  # a title in the clause: not a question over a set of films
+                left_out.append(name.entity)  # "Spielberg films besides Jaws": the set without that film
+                reading.used |= said | set(name.tokens)
+                continue
             if name.entity.group == "person" and len(people) == 1 and self._several_roles(toks, a, b, names):
                 # "films that James Mangold both wrote and directed": one condition per role
                 for relation, k in self._several_roles(toks, a, b, names):
@@ -598,9 +638,23 @@ class Composer:
             return False
         reading.constraints += extra
         reading.relations |= {r for c in extra for r in c.relations}
+        if left_out:
+            if not any(c.op not in ("not_among", "not_earlier") for c in reading.constraints):
+                return False  # "films other than Heat" names no set to take them from
+            reading.constraints.append(Constraint((), "not_among", tuple(e.iri for e in left_out), "other than"))
+            reading.entities += left_out
         if len(people) > 1:
             reading.used |= {k for k in range(a, b) if toks[k][0] in ("both", "together", "and")}
         return True
+
+    @staticmethod
+    def excluding_words(toks, a: int, name: Name) -> set[int]:
+        """The tokens of "apart from", "besides", "other than" ... right before `name`; empty when none."""
+        for size in (2, 1):
+            start = name.span.tok_start - size
+            if start >= a and " ".join(toks[k][0] for k in range(start, name.span.tok_start)) in FILM_EXCLUDING:
+                return set(range(start, name.span.tok_start))
+        return set()
 
     def _superlative(self, text, toks, a, b, names, quants) -> Composition | None:
         words = [toks[k][0] for k in range(a, b)]

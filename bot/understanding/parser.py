@@ -27,14 +27,14 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import combinations
 
-from bot.core.contracts import Ask, Hop, LinkedEntity, Understanding, chain_code, parse_chain
+from bot.core.contracts import Ask, Hop, LinkedEntity, Shared, Understanding, chain_code, parse_chain
 from bot.core.features import MentionSource
 from bot.core.kinds import Kind
 from bot.core.text import YEAR, Token, tokens
 from bot.kg import queries
 from bot.kg.graph import KG
 from bot.understanding.classifier import ChainClassifier
-from bot.understanding.compose import COMPOSITION_WORDS, Composer, Composition
+from bot.understanding.compose import COMPOSITION_WORDS, EXCLUDING, YES_NO_START, Composer, Composition
 from bot.understanding.conversation import decline_intent, social_intent
 from bot.understanding.cues import question_kind
 from bot.understanding.lexicon import (
@@ -63,8 +63,6 @@ WORDING_PENALTY = 2.5  # spans made only of question wording ("who", "film") are
 FILM_CUES = frozenset({"film", "movie"})
 ROLE_ODDS = 20.0  # how much likelier a chain is when the KG shows the entity in its first relation
 TITLE_FUNCTION_WORDS = frozenset("the a an of and or in on at to for from with by de la le".split())
-EXCLUDING = frozenset({"apart from", "aside from", "except", "except for", "besides", "beside", "other than", "excluding",
-                       "not counting", "alongside", "but not"})
 # words around a name that does not ask anything yet ("The movie Inside, ...", "Apart from Miko Hughes, ...")
 TOPIC_WORDS = frozenset({"the", "a", "an", "about", "so", "ok", "okay", "now", "vs", "versus", "and", "or", "between"}
                         | {w for phrase in EXCLUDING for w in phrase.split()})
@@ -387,7 +385,21 @@ class Understander:
             return Understanding(text, Kind.UNKNOWN, not_found=not_found or self.unexplained(text, toks))
         first = asks[0]
         return Understanding(text, Kind.FACTUAL, first.chain, entities, min(a.confidence for a in asks), not_found, asks=asks,
-                             missing=missing, unclear=unclear)
+                             shared=self._shared_asks(toks, asks, entities), missing=missing, unclear=unclear)
+
+    @staticmethod
+    def _shared_asks(toks: list[Token], asks: list[Ask], entities: list[LinkedEntity]) -> Shared | None:
+        """'Which actors appeared in films by both Scorsese and Coppola?': one clause asking the same chain of two or
+        more names with "both" (or "in common") wants what the answers have in common, not each name's answers."""
+        words = {t[0] for t in toks}
+        if not words & {"both", "common"} or len(asks) < 2:
+            return None
+        if any(a.after is not None or a.chain != asks[0].chain or a.text != asks[0].text for a in asks):
+            return None
+        topics = tuple(sorted(dict.fromkeys(a.topic for a in asks), key=lambda t: entities[t].start))  # in the order said
+        if len(topics) != len(asks) or len({entities[t].group for t in topics}) != 1:
+            return None
+        return Shared(asks[0].chain, topics, toks[0][0] in YES_NO_START)
 
     def _filler(self, toks, a: int, b: int, clause_text: str) -> bool:
         """A clause that asks nothing: politeness, thanks, a smiley."""
@@ -418,9 +430,13 @@ class Understander:
         if verification is not None:
             verification = replace(verification, topic=verification.topic + offset,
                                    value=None if verification.value is None else verification.value + offset)
+        shared = composition.shared
+        if shared is not None:
+            shared = replace(shared, entities=shifted(shared.entities))
         first = asks[0].chain if asks else ()
         return Understanding(text, Kind.FACTUAL, first, entities, 1.0, list(not_found), asks=asks, constraints=list(composition.constraints),
-                             aggregate=composition.aggregate, comparison=comparison, verification=verification, missing=missing)
+                             aggregate=composition.aggregate, comparison=comparison, verification=verification, shared=shared,
+                             missing=missing)
 
     def clauses(self, text: str, toks: list[Token], spans: list[Span]) -> list[tuple[int, int]]:
         """Token ranges of the message's questions: split at sentence ends and at 'and'/',' before a new
@@ -517,7 +533,7 @@ class Understander:
                 start = span.tok_start - size
                 if start >= a and " ".join(toks[k][0] for k in range(start, span.tok_start)) in EXCLUDING:
                     entity = self._link(text, span, None, [])
-                    if entity is not None and entity.group != "film":
+                    if entity is not None:
                         found.append(entity)
                         tokens_used |= set(range(start, span.tok_end))
                     break
