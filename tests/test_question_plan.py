@@ -103,6 +103,11 @@ t:crime wdt:P31 wd:Q201658 ; rdfs:label "crime film"@en .
 t:r wdt:P31 wd:Q23660208 ; rdfs:label "R"@en .
 t:pg13 wdt:P31 wd:Q23660208 ; rdfs:label "PG-13"@en .
 t:pg wdt:P31 wd:Q23660208 ; rdfs:label "PG"@en .
+t:heat wdt:P166 t:bestpicture . t:godfather wdt:P166 t:bestpicture . t:ronin wdt:P166 t:cesar .
+t:bestpicture wdt:P31 wd:Q618779 ; rdfs:label "Academy Award for Best Picture"@en .
+t:cesar wdt:P31 wd:Q618779 ; rdfs:label "César Award for Best Film"@en .
+t:parasite wdt:P31 wd:Q11424 ; rdfs:label "Parasite"@en ; wdt:P58 t:hanjinwon ; wdt:P577 "2019-05-30"^^xsd:date .
+t:hanjinwon wdt:P31 wd:Q5 ; rdfs:label "Han Jin-won"@en .
 '''
 
 TOML = '''
@@ -126,6 +131,7 @@ genre = ["wd:Q201658"]
 work = ["wd:Q8261"]
 rating = ["wd:Q23660208"]
 series = ["wd:Q24856"]
+award = ["wd:Q618779"]
 
 [relations.director]
 property = "wdt:P57"
@@ -179,6 +185,12 @@ value_class = "series"
 via = ["wdt:P144"]
 property = "wdt:P50"
 value_class = "person"
+
+[relations.award_received]
+property = "wdt:P166"
+value_class = "award"
+noun = "award"
+plural = "awards"
 '''
 
 
@@ -648,3 +660,24 @@ def test_a_film_said_to_be_left_out_is_left_out_of_the_films_asked_for(agent):
     reply = agent.answer("crime films with Robert De Niro other than Heat")
     assert set(reply.answers) == {"The Godfather Part II", "Ronin"} and reply.text.rstrip(".").count("other than Heat"), reply.text
     assert not agent.answer("which films other than Heat?").answers  # no set named to take them from
+
+
+def test_an_oscar_category_said_alone_is_the_academy_award(agent):
+    """"best picture" is how people name the Oscar; "won" is the verb, not the surname of Han Jin-won."""
+    reply = agent.answer("which films won best picture")
+    assert set(reply.answers) == {"Heat", "The Godfather Part II"}, reply.text
+    assert agent.answer("which films won best picture in the 1990s").answers == ["Heat"]
+
+
+def test_an_ordinal_before_a_title_counts_the_films_of_its_series_or_its_numbered_sequels(agent):
+    """"the second Halloween" cannot be the first film called Halloween; "the 2nd Inside" is Inside 2."""
+    assert agent.answer("who directed the second Halloween").answers == ["Rob Zombie"]
+    assert agent.answer("who directed the 2nd Inside").answers == ["David Fincher"]
+
+
+def test_whether_two_people_ever_worked_together_is_a_yes_with_their_films_or_a_no(agent):
+    """Not each one's co-workers listed side by side, which answers another question."""
+    reply = agent.answer("did Al Pacino and Norman Jewison ever work together?")
+    assert reply.answers == ["...And Justice for All"] and reply.text.startswith("Yes — "), reply.text
+    reply = agent.answer("did David Lynch and Al Pacino make a film together?")
+    assert not reply.answers and reply.text.startswith("No — "), reply.text

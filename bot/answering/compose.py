@@ -276,6 +276,11 @@ class ComposedAnswers:
                 strict = self._count(narrowed)
             return self._facts(understanding, [Answer(str(total))], [], form="count", films=True, total=total, strict=strict,
                                items=[label for _, label in sample], sparql=query, **base)
+        if aggregate is not None and aggregate.op == "any":  # "did X and Y ever work together?": yes with the films, or no
+            films, total, query = best_matching_films(self.kg, constraints, SHOWN)
+            facts = [Fact(iri, label, "matches", iri, label, "kg", {"conditions": said}) for iri, label in films]
+            return self._facts(understanding, [Answer(label, iri) for iri, label in films], facts, form="any", total=total,
+                               items=[label for _, label in films], sparql=query, **base)
         if aggregate is not None and aggregate.op == "most":
             exclude = tuple(v for c in constraints if c.op == "in" and aggregate.relation in c.relations for v in c.values)
             slots = {"$path": queries.relations_path(bundle, (aggregate.relation,)), "$value_filter": queries.value_filter((), exclude),

@@ -100,7 +100,7 @@ class Aggregate:
     """What to do with the answers: count them, keep the one with the greatest or smallest value, or find the
     value most of them share ("who directed the most films")."""
 
-    op: str  # "count" | "max" | "min" | "most"
+    op: str  # "count" | "max" | "min" | "most" | "any" (a yes/no question: whether any film meets the conditions; the answers are those films)
     relation: str = ""  # max/min: the relation ordered by; most: the relation whose values are counted over the films
     families: tuple[str, ...] = ()  # count/most of values: only these values count (the Academy Awards among awards)
 

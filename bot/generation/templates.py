@@ -334,10 +334,16 @@ def composed_sentence(facts: Facts, bundle: Bundle) -> str:
         lead = f"The {relation.noun} of the most films{where} in my knowledge graph"
         return f"{lead} is {winners} ({c['count']} films)." if len(c["winners"]) == 1 else \
             f"{lead} are {winners} ({c['count']} films each)."
+    if form == "any":
+        if not c["total"]:
+            return f"No — I found no film in my knowledge graph{where}."
+        films = join_labels(c["items"], limit=len(c["items"]))
+        more = f" ({c['total']} in all, the best known first)" if c["total"] > len(c["items"]) else ""
+        return f"Yes — films{where}{more}: {films}."
     if form == "films":
         labels = [a.label for a in facts.answers]
         if not labels:
-            return f"No film in my knowledge graph is{where}." if where else "I found no such film in my knowledge graph."
+            return f"I found no film in my knowledge graph{where}." if where else "I found no such film in my knowledge graph."
         total = c["total"]
         lead = f"Films{where}" if where else "Films"
         if total > len(labels):

@@ -126,9 +126,10 @@ def _genre_plural(norm: str) -> set[str]:
 
 
 def award_variants(label: str) -> set[str]:
-    """'Academy Award for Best Picture' is also 'the Oscar for Best Picture' and 'the Best Picture Oscar'."""
+    """'Academy Award for Best Picture' is also 'the Oscar for Best Picture', 'the Best Picture Oscar' and, as people
+    say it of the Oscars, 'Best Picture' alone (a variant: another award's own label 'Best Picture' comes first)."""
     match = re.match(r"(?i)academy award for (.+)", label.strip())
     if not match:
         return set()
     category = normalize(match.group(1))
-    return {f"oscar for {category}", f"{category} oscar", f"oscar for the {category}", f"academy award for the {category}"}
+    return {category, f"oscar for {category}", f"{category} oscar", f"oscar for the {category}", f"academy award for the {category}"}

@@ -64,6 +64,7 @@ COUNTRY_ADJECTIVES = {
 }
 SUBGENRES = {"slasher": "horror"}
 SET_WORDS = frozenset({"those", "them", "these"})
+ANY_FILM_WORDS = frozenset({"anything", "any", "ever", "something", "film", "movie", "films", "movies", "together"})  # "... together in anything"
 SHARED_WORDS = frozenset({"both", "same", "common", "share", "shared", "shares", "sharing"})  # what films have in common
 BEFORE_AFTER = frozenset({"before", "after", "since", "prior"})
 OTHER_WORDS = frozenset({"other", "else", "another", "more"})
@@ -158,7 +159,7 @@ class Composer:
               or self._two_films(names) and bool(set(words) & (BEFORE_AFTER | {"recent", "most", *SUPERLATIVES}))):
             reading = self._comparison(text, toks, a, b, names, first in YES_NO_START)
         if reading is None and first in YES_NO_START:
-            reading = self._verification(text, toks, a, b, names, quants)
+            reading = self._verification(text, toks, a, b, names, quants) or self._any_film(text, toks, a, b, names, quants)
         if reading is None and (any(w in SUPERLATIVES for w in words) or "most" in words):
             reading = self._superlative(text, toks, a, b, names, quants)
         if reading is None:
@@ -748,6 +749,19 @@ class Composer:
                 reading.relations |= set(verb)
         reading.aggregate = Aggregate("count")
         reading.used |= global_scope(text, toks, a, b)
+        return reading
+
+    def _any_film(self, text, toks, a, b, names, quants) -> Composition | None:
+        """'Did Brad Pitt and Edward Norton star together in anything?': whether any film meets the conditions two or
+        more people set (yes, with the films; or no) -- not each one's co-stars."""
+        people = [n for n in names if n.entity.group == "person"]
+        if len(people) < 2 or len(people) != len(names):
+            return None
+        reading = Composition()
+        if not self._scope(text, toks, a, b, names, quants, reading) or not reading.constraints:
+            return None
+        reading.aggregate = Aggregate("any")
+        reading.used |= {k for k in range(a, b) if toks[k][0] in ANY_FILM_WORDS}
         return reading
 
     def _filter(self, text, toks, a, b, names, quants) -> Composition | None:

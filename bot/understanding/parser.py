@@ -207,12 +207,15 @@ class Understander:
     def _uncapitalised_surname(self, text: str, span: Span, spans: list[Span]) -> bool:
         """A person's surname alone that is also a common word (other names start with it: "Black Swan"), typed in lower
         case in a message that capitalises the titles and names it types: "is Schindler's List in black and white" says
-        nothing of Jack Black. ("Tom Hanks films with spielberg" still names Spielberg: no title starts with it.)"""
+        nothing of Jack Black. ("Tom Hanks films with spielberg" still names Spielberg: no title starts with it.) A surname
+        typed in lower case that is a relation's cue word is that word wherever it stands ("won", "star", "cast")."""
         labels = self.kg.labels
         if span.length != 1 or span.source != "variant" or text[span.start : span.end] != text[span.start : span.end].lower():
             return False
         if not all(labels.groups[i] == "person" for i in span.ids):
             return False
+        if self.lexicon.is_cue(span.norm):
+            return True  # "which films won best picture": the verb, not Han Jin-won
         if all(labels.groups[i] == "person" for i in labels.starting_with(span.norm + " ")):
             return False
         return any(other.fuzzy_score >= 100 and other.source != "variant" and (other.end <= span.start or other.start >= span.end)
@@ -597,7 +600,7 @@ class Understander:
             return reading
         guessing = explanation.unknown and best.probability < TRUST_WITH_UNKNOWN_WORDS
         if explanation.other_cues or explanation.unevidenced or explanation.answer_type or guessing:
-            reading.unclear = self._unclear_words(explanation) or "what you would like to know"
+            reading.unclear = self._unclear_words(explanation, toks, a, b) or "what you would like to know"
             if best.entity is not None:
                 reading.topic_only = best.entity
             return reading
@@ -785,9 +788,15 @@ class Understander:
             return None  # "Which is Joon-ho's earliest film": an unknown name would widen the question to the whole graph
         return ClauseReading(composition=composition)
 
-    def _unclear_words(self, explanation: Explanation) -> str:
+    def _unclear_words(self, explanation: Explanation, toks: list[Token], a: int, b: int) -> str:
+        """The first word the reading could not account for, as the user wrote it (the speller read "order" as
+        "older"; the reply quotes "order")."""
         words = list(explanation.other_cues) + list(explanation.unknown)
-        return f"how \"{words[0]}\" fits the question" if words else ""
+        if not words:
+            return ""
+        written = next((toks[k][0] for k in range(a, b) if toks[k][0] == words[0]), None) or \
+            next((toks[k][0] for k in range(a, b) if self.speller(toks[k][0]) == words[0]), words[0])
+        return f"how \"{written}\" fits the question"
 
     def _topic_only(self, text, toks, clause_spans, years) -> LinkedEntity | None:
         names = [s for s in clause_spans if self._name_like(toks, s)]

@@ -62,11 +62,12 @@ class SeriesOrdinals:
                 end = span.tok_end
                 entry = end < len(toks) and toks[end][0] in ENTRY_WORDS
                 film = any(groups[i] == "film" for i in span.ids)
-                if series and (entry or not film):  # "the first Alien": maybe the film Alien; "the first Alien film" is the series
+                # "the first Alien": maybe the film Alien; "the first Alien film" and "the third Alien" are the series
+                if series and (entry or not film or ordinal > 1):
                     found.append(OrdinalPhrase(k, end + entry, ordinal, series[0], span))
                     break
-                if not series and entry and film:
-                    found.append(OrdinalPhrase(k, end + 1, ordinal, None, span))
+                if not series and film and (entry or ordinal > 1):  # "the 3rd Toy Story": no title starts so, it counts films
+                    found.append(OrdinalPhrase(k, end + entry, ordinal, None, span))
                     break
         return found
 
