@@ -13,6 +13,7 @@ import socket
 import threading
 import time
 import urllib.parse
+from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -27,12 +28,27 @@ def results(names: list[str], rows: list[dict]) -> dict:
     return {"head": {"vars": names}, "results": {"bindings": rows}}
 
 
+def as_xml(payload: dict) -> bytes:
+    """The SPARQL XML results form of a JSON results payload, as an endpoint writes it (character data escaped)."""
+    def term(t: dict) -> str:
+        kind = "literal" if t["type"] == "typed-literal" else t["type"]
+        extra = "".join(f' {key}="{escape(t[src])}"' for key, src in (("datatype", "datatype"), ("xml:lang", "xml:lang")) if src in t)
+        return f"<{kind}{extra}>{escape(t['value'])}</{kind}>"
+
+    head = "".join(f'<variable name="{v}"/>' for v in payload["head"]["vars"])
+    body = "".join("<result>" + "".join(f'<binding name="{n}">{term(t)}</binding>' for n, t in row.items()) + "</result>\n"
+                   for row in payload["results"]["bindings"])
+    return (f'<?xml version="1.0"?>\n<sparql xmlns="http://www.w3.org/2005/sparql-results#"><head>{head}</head>'
+            f"<results>{body}</results></sparql>").encode()
+
+
 class Endpoint:
     """A scripted endpoint: `answer(form) -> (status, headers, payload)` decides each reply; requests are recorded."""
 
     def __init__(self, answer, port: int = 0):
         self.answer = answer
         self.forms: list[dict[str, list[str]]] = []
+        self.accepts: list[str] = []
         self.connections: set[tuple[str, int]] = set()
         endpoint = self
 
@@ -43,11 +59,14 @@ class Endpoint:
                 body = self.rfile.read(int(self.headers["Content-Length"])).decode()
                 form = urllib.parse.parse_qs(body)
                 endpoint.forms.append(form)
+                endpoint.accepts.append(self.headers.get("Accept", ""))
                 endpoint.connections.add(self.client_address)
                 status, headers, payload = endpoint.answer(form)
-                data = json.dumps(payload).encode()
+                xml = "sparql-results+xml" in self.headers.get("Accept", "") and "head" in payload
+                data = as_xml(payload) if xml else json.dumps(payload).encode()
                 self.send_response(status)
-                for key, value in {"Content-Type": "application/sparql-results+json", **headers}.items():
+                kind = "application/sparql-results+xml" if xml else "application/sparql-results+json"
+                for key, value in {"Content-Type": kind, **headers}.items():
                     self.send_header(key, value)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -228,6 +247,33 @@ def test_literals_keep_their_datatype_and_language(endpoint):
     assert (got["n"].datatype, got["n"].value) == (XSD_INT, "7")
     assert (got["l"].lang, got["l"].datatype) == ("en", "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString")
     assert got["p"].datatype == "http://www.w3.org/2001/XMLSchema#string"
+
+
+def test_a_scan_reads_the_xml_results_with_every_terms_kind_datatype_and_language(endpoint):
+    """Build-time scans stream the XML results format (Virtuoso writes it ~3x faster than JSON): the rows must be the
+    ones `select` reads from JSON, term for term."""
+    rows = [{"s": {"type": "uri", "value": "http://x.invalid/a?b=1&c=2"}, "n": {"type": "typed-literal", "datatype": XSD_INT, "value": "7"},
+             "l": {"type": "literal", "xml:lang": "fr", "value": "L'été <meurtrier> & co"}, "p": {"type": "literal", "value": ""},
+             "b": {"type": "bnode", "value": "b0"}},
+            {"s": {"type": "uri", "value": "http://x.invalid/only-s"}}]
+    server = endpoint(lambda form: (200, {}, results(["s", "n", "l", "p", "b"], rows)))
+    graph = RemoteGraph(server.url())
+    scanned = graph.scan("SELECT * {}")
+    assert scanned == graph.select("SELECT * {}")
+    assert server.accepts == ["application/sparql-results+xml", "application/sparql-results+json"]
+    assert scanned[0]["l"] == ("L'été <meurtrier> & co", False, "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString", "fr")
+    assert scanned[0]["p"].datatype == "http://www.w3.org/2001/XMLSchema#string" and scanned[1].keys() == {"s"}
+
+
+def test_a_scan_cut_at_the_endpoints_row_limit_is_read_in_pages(endpoint):
+    server = endpoint(capped)
+    assert sorted(row["s"].value for row in RemoteGraph(server.url()).scan("SELECT ?s WHERE { ?s ?p ?o }")) == ALL
+
+
+def test_a_scan_answer_that_is_no_xml_is_a_store_error(endpoint):
+    server = endpoint(lambda form: (200, {"Content-Type": "text/html"}, {"error": "<p>not results"}))
+    with pytest.raises(StoreError, match="no XML results"):
+        RemoteGraph(server.url()).scan("SELECT * {}")
 
 
 def predicate_counts(counts: dict[str, int]):
