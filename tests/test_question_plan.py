@@ -108,6 +108,7 @@ t:bestpicture wdt:P31 wd:Q618779 ; rdfs:label "Academy Award for Best Picture"@e
 t:cesar wdt:P31 wd:Q618779 ; rdfs:label "César Award for Best Film"@en .
 t:parasite wdt:P31 wd:Q11424 ; rdfs:label "Parasite"@en ; wdt:P58 t:hanjinwon ; wdt:P577 "2019-05-30"^^xsd:date .
 t:hanjinwon wdt:P31 wd:Q5 ; rdfs:label "Han Jin-won"@en .
+t:fog wdt:P31 wd:Q11424 ; rdfs:label "The Fog"@en ; wdt:P57 t:carpenter ; wdt:P577 "1980-02-08"^^xsd:date ; wdt:P2047 "89"^^xsd:decimal .
 '''
 
 TOML = '''
@@ -681,3 +682,20 @@ def test_whether_two_people_ever_worked_together_is_a_yes_with_their_films_or_a_
     assert reply.answers == ["...And Justice for All"] and reply.text.startswith("Yes — "), reply.text
     reply = agent.answer("did David Lynch and Al Pacino make a film together?")
     assert not reply.answers and reply.text.startswith("No — "), reply.text
+
+
+def test_how_many_of_them_counts_the_films_just_listed_that_meet_the_condition(chat):
+    chat("which films did David Lynch direct?")
+    assert chat("how many of them star Dennis Hopper?").answers == ["1"]
+
+
+def test_and_the_other_superlative_asks_the_same_question_of_the_same_films(chat):
+    chat("which films did David Lynch direct?")
+    assert chat("which of those is the longest?").answers == ["Dune"]
+    assert chat("and the oldest?").answers == ["Eraserhead"]  # of Lynch's films, not the graph's oldest (Star!)
+
+
+def test_a_listed_film_without_the_value_compared_is_said_and_no_superlative_claimed(chat):
+    chat("which films did John Carpenter direct?")
+    reply = chat("which of those is the longest?")
+    assert "only The Fog has" in reply.text and "no duration for Halloween" in reply.text, reply.text

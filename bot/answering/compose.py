@@ -332,6 +332,11 @@ class ComposedAnswers:
         if not rows:
             return self._facts(understanding, [], [], form="ordered", relation=aggregate.relation, op=aggregate.op, empty=True,
                                counting=counting, sparql=query, **base)
+        if not counting and [c.op for c in constraints] == ["among"]:
+            # "which of those is the longest?": a listed film without a running time might be longer; it is said
+            found = queries.compose_templates()[1]["values"].render({"$items": [queries.iri(v) for v in constraints[0].values], "$path": path})
+            have = {r["item"].value for r in self.kg.graph.select(found) if "item" in r}
+            base["unknown"] = [self._label(v) for v in constraints[0].values if v not in have]
         top = rows[0]["v"].value
         tied = [r for r in rows if r["v"].value[:10] == top[:10]] if date else [r for r in rows if r["v"].value == top]
         shown = str(int(float(top))) if counting else self._value(Node(top, False), aggregate.relation)[1]

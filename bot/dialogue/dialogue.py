@@ -29,6 +29,7 @@ from bot.core.contracts import Conversation, Facts, LinkedEntity, Message, Reply
 from bot.core.kinds import Kind, spec
 from bot.core.text import YEAR, join_labels, join_or, normalize, tokens
 from bot.dialogue.memory_store import MemoryStore, memory_store
+from bot.understanding.compose import SUPERLATIVES
 from bot.understanding.conversation import social_intent
 from bot.understanding.cues import RECOMMEND, question_kind
 from bot.understanding.sparql_message import sparql_message
@@ -57,6 +58,8 @@ FILTER_FOLLOW_UP = re.compile(r"^\W*(?:and\s+)?(?:any|anything|which|what|which 
 # "are you sure? wasn't it Ennio Morricone?": the previous question checked against the name
 CHALLENGE = re.compile(r"^\W*(?:(?:are you sure|really|hm+|hmm+|no|wait|huh)\W+)*(?:wasn'?t it|isn'?t it|was it not|is it not|"
                        r"i thought it was|i thought it'?s)\s+(?P<name>.+?)\W*$", re.I)  # not a bare "not ...": "not bad" is no challenge
+OTHER_EXTREME = re.compile(r"^\W*(?:and|what about|how about|and what about)\s+(?:the\s+)?(?P<word>most recent|"
+                           + "|".join(SUPERLATIVES) + r")(?:\s+(?:one|film|movie))?\W*$", re.I)
 ELLIPTIC = re.compile(r"^\W*(?:and|also|plus|then)\b(?!.*\b(?:it|its|he|she|him|her|his|they|them|those|these)\b)", re.I)
 RESET = re.compile(r"^\W*(forget (it|everything|that|what i (said|like[sd]?))|start over|reset|new topic)\W*$", re.I)
 YES = re.compile(r"^\W*(yes|yeah|yep|yup|y|sure|correct|right|exactly|that one|indeed|of course|ja)\b", re.I)
@@ -242,6 +245,12 @@ class Dialogue:
             if counted:  # "how many films did Haneke direct?" -> "which films did Haneke direct?"
                 return understanding.text[: counted.start()] + "which" + understanding.text[counted.end() :]
             return None
+        other_end = OTHER_EXTREME.match(text)
+        if other_end and understanding.aggregate is not None and understanding.aggregate.op in ("max", "min"):
+            # "Which of those is the longest?" - "and the shortest?": the same question, the other superlative
+            said = re.search(r"\b(?:most recent|" + "|".join(SUPERLATIVES) + r")\b", understanding.text, re.I)
+            if said:
+                return understanding.text[: said.start()] + other_end.group("word").lower() + understanding.text[said.end() :]
         narrowed = FILTER_FOLLOW_UP.match(text)
         if narrowed and sum(self._group(a.iri) == "film" for a in facts.answers if a.iri) >= 2:
             how = narrowed.group("how").lower()

@@ -323,9 +323,13 @@ def composed_sentence(facts: Facts, bundle: Bundle) -> str:
         films = join_labels([a.label for a in facts.answers])
         value = _with_unit(relation, c["value"])
         scope = "" if any(x["op"] == "among" for x in c.get("constraints", [])) else " in my knowledge graph"
+        lacking = f" My knowledge graph has no {relation.noun} for {join_labels(c['unknown'])}." if c.get("unknown") else ""
+        listed = next((x["values"] for x in c.get("constraints", []) if x["op"] == "among"), [])
+        if lacking and len(listed) - len(c["unknown"]) == 1:  # nothing to compare with: no "longest" is claimed
+            return f"Of {join_labels(listed)}, only {films} has a {relation.noun} in my knowledge graph ({value}).{lacking}"
         if len(facts.answers) == 1:
-            return f"The {word} film{where}{scope} is {films} ({value})."
-        return f"The {word} films{where}{scope} are {films} ({value} each)."
+            return f"The {word} film{where}{scope} is {films} ({value}).{lacking}"
+        return f"The {word} films{where}{scope} are {films} ({value} each).{lacking}"
     if form == "most":
         relation = bundle.relations[c["relation"]]
         if c.get("empty"):

@@ -712,6 +712,8 @@ class Composer:
         words = [toks[k][0] for k in range(a, b)]
         many = self._count_pivot(words)
         noun = words[many + 1] if many + 1 < len(words) else ""
+        if noun == "of" and many + 2 < len(words) and words[many + 2] in SET_WORDS:
+            noun = "films"  # "how many of them star X": of the films just listed
         reading = Composition(used={a + many, a + many - 1})
         films = [n for n in names if n.entity.group == "film"]
         counted = [w for w in words[many + 1 : many + 3] if w not in STOP]
