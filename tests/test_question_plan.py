@@ -661,6 +661,7 @@ def test_a_film_said_to_be_left_out_is_left_out_of_the_films_asked_for(agent):
     reply = agent.answer("crime films with Robert De Niro other than Heat")
     assert set(reply.answers) == {"The Godfather Part II", "Ronin"} and reply.text.rstrip(".").count("other than Heat"), reply.text
     assert not agent.answer("which films other than Heat?").answers  # no set named to take them from
+    assert agent.answer("which films did Robert De Niro star in besides Heat and Ronin").answers == ["The Godfather Part II"]
 
 
 def test_an_oscar_category_said_alone_is_the_academy_award(agent):
@@ -699,3 +700,22 @@ def test_a_listed_film_without_the_value_compared_is_said_and_no_superlative_cla
     chat("which films did John Carpenter direct?")
     reply = chat("which of those is the longest?")
     assert "only The Fog has" in reply.text and "no duration for Halloween" in reply.text, reply.text
+
+
+def test_a_not_before_the_role_words_excludes_the_person(agent):
+    reply = agent.answer("films not directed by David Lynch starring Al Pacino")
+    assert reply.answers and "...And Justice for All" in reply.answers, reply.text  # Pacino, never in a Lynch film
+    assert set(agent.answer("crime films not starring Al Pacino").answers) == {"Ronin"}
+
+
+def test_a_not_the_reading_cannot_use_is_not_dropped(agent):
+    """"which films did Lynch not direct" read without its "not" lists the films he did direct: the opposite."""
+    reply = agent.answer("which films did David Lynch not direct")
+    assert not reply.answers and '"not"' in reply.text, reply.text
+    assert agent.answer("didn't David Lynch direct Dune?").text.startswith("Yes")  # an opening "didn't" asks yes or no
+
+
+def test_an_unknown_word_after_a_title_typed_in_lower_case_names_another_film(agent):
+    reply = agent.answer("who directed blue velvet returns")
+    assert not reply.answers and '"blue velvet returns"' in reply.text, reply.text
+    assert agent.answer("who directed blue velvet").answers == ["David Lynch"]

@@ -27,7 +27,8 @@ from bot.understanding.linking import link_span
 from bot.understanding.mentions import Span
 from bot.understanding.quantities import Quantity, quantities
 
-YES_NO_START = frozenset("did does do is was were has have are can could had".split())
+YES_NO_START = frozenset("did does do is was were has have are can could had".split()) | frozenset(
+    "didn doesn don isn wasn weren aren hasn haven hadn".split())  # "didn't X direct Y?" asks yes or no as "did" does
 FILLER_START = frozenset("ok okay so hey hi hiya hello greetings yo well question quick please um and but bot moviebot there again sorry".split())
 COMPARATIVES = {  # word -> (what is compared, the greater value wins)
     "longer": ("duration", True), "shorter": ("duration", False), "older": ("date", False), "newer": ("date", True),
@@ -167,6 +168,8 @@ class Composer:
         if reading is not None:
             for q in quants:
                 reading.used |= {k for k in range(a, b) if toks[k][1] >= q.start and toks[k][2] <= q.end}
+            if first.endswith("n") and first in YES_NO_START and a + start + 1 < b and toks[a + start + 1][0] == "t":
+                reading.used |= {a + start, a + start + 1}  # the "n't" of the opening "didn't"
         return reading
 
     def _names_and_quantities(self, text: str, toks, spans, a: int, b: int, name_like) -> tuple[list[Name], list[Quantity]]:
@@ -613,9 +616,12 @@ class Composer:
                 continue
             if name.entity.group == "person":
                 relations, used = self.person_relations_for(toks, name, a, b, [n for n in names if n is not name])
-                negated = any(toks[k][0] in NEGATIONS for k in range(max(a, name.span.tok_start - 2), name.span.tok_start))
-                if negated:
-                    reading.used |= {k for k in range(max(a, name.span.tok_start - 2), name.span.tok_start) if toks[k][0] in NEGATIONS}
+                # "without X", "not X", and "not directed by X": the negation may stand before the role words too
+                said_from = min([name.span.tok_start, *(k for k in used if k < name.span.tok_start)])
+                before = set(range(max(a, said_from - 2), said_from)) | set(range(max(a, name.span.tok_start - 2), name.span.tok_start))
+                negation = {k for k in before if toks[k][0] in NEGATIONS and not any(k in n.tokens for n in names)}
+                negated = bool(negation)
+                reading.used |= negation
                 films_after = name.span.tok_end < b and toks[name.span.tok_end][0] in FILM_WORDS  # "a good Ian McShane movie"
                 reading.constraints.append(Constraint(relations, "not_in" if negated else "in", (name.entity.iri,), name.entity.label,
                                                       named_role=bool(used) or films_after))

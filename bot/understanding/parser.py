@@ -34,7 +34,7 @@ from bot.core.text import YEAR, Token, tokens
 from bot.kg import queries
 from bot.kg.graph import KG
 from bot.understanding.classifier import ChainClassifier
-from bot.understanding.compose import COMPOSITION_WORDS, EXCLUDING, YES_NO_START, Composer, Composition
+from bot.understanding.compose import COMPOSITION_WORDS, EXCLUDING, FILLER_START, YES_NO_START, Composer, Composition
 from bot.understanding.conversation import decline_intent, social_intent
 from bot.understanding.cues import question_kind
 from bot.understanding.lexicon import (
@@ -517,8 +517,31 @@ class Understander:
             clause_spans = [s for s in clause_spans if not set(range(s.tok_start, s.tok_end)) & excluding]
             reading = self._read_with(text, toks, clause_spans, a, b, context, earlier_answer, frozenset(excluding))
             reading.excluded = tuple(e.iri for e in excluded)
-            return reading
-        return self._read_with(text, toks, clause_spans, a, b, context, earlier_answer, frozenset())
+        else:
+            reading = self._read_with(text, toks, clause_spans, a, b, context, earlier_answer, frozenset())
+        negation = self._negation(toks, a, b, excluding | {k for s in clause_spans for k in range(s.tok_start, s.tok_end)})
+        if negation and reading.asks:
+            # "which films did Nolan not direct": a chain answers the question without its "not" -- the opposite
+            topic = next((topic for topic, _, _ in reading.asks if topic is not None), None)
+            return ClauseReading(topic_only=topic, unclear=f'how "{negation}" fits the question')
+        return reading
+
+    @staticmethod
+    def _negation(toks: list[Token], a: int, b: int, skip: set[int]) -> str:
+        """A "not", "never" or "-n't" inside the clause (not its opening "didn't ...?" or "isn't ...?", which asks
+        yes or no), as written; "" when there is none."""
+        start = a
+        while start < b and toks[start][0] in FILLER_START:
+            start += 1
+        for k in range(start + 1, b):
+            word = toks[k][0]
+            if k in skip:
+                continue
+            if word == "t" and toks[k - 1][0].endswith("n") and toks[k - 1][0] not in ("n",) and k - 1 > start:
+                return toks[k - 1][0] + "'t"
+            if word in ("not", "never"):
+                return word
+        return ""
 
     def _with_selectors(self, candidate: Candidate, tokens: frozenset[int], toks, a: int, b: int) -> Candidate:
         chosen = replace(candidate, selectors=candidate.selectors | tokens)
@@ -529,12 +552,14 @@ class Understander:
         """Names the answers must leave out, and the tokens that said so: "apart from X", "besides X",
         "except X", "other than X", "alongside X" (with "else", which they explain)."""
         found, tokens_used = [], set()
-        for span in clause_spans:
-            if not self._name_like(toks, span) or span.fuzzy_score < 90:
-                continue
+        names = sorted((s for s in clause_spans if self._name_like(toks, s) and s.fuzzy_score >= 90), key=lambda s: (s.tok_start, -s.length))
+        for span in names:
             for size in (2, 1):
                 start = span.tok_start - size
-                if start >= a and " ".join(toks[k][0] for k in range(start, span.tok_start)) in EXCLUDING:
+                joined = tokens_used and span.tok_start - 1 in tokens_used | {max(tokens_used) + 1} and (
+                    toks[span.tok_start - 1][0] in ("and", "or") or "," in text[toks[span.tok_start - 1][2] : span.start])
+                if start >= a and (" ".join(toks[k][0] for k in range(start, span.tok_start)) in EXCLUDING or joined and size == 1):
+                    # "besides De Niro and Pacino": the names joined to an excluded one are left out too
                     entity = self._link(text, span, None, [])
                     if entity is not None:
                         found.append(entity)
@@ -1042,8 +1067,8 @@ class Understander:
         return sets
 
     def _longer_title(self, text: str, toks, best: Candidate, b: int) -> str:
-        """A title followed by a sequel number or an unknown word ('Toy Story 4', 'The Dark Knight Rises') names
-        another film than the label found: the whole mention, to report as not found."""
+        """A title followed by a sequel number or an unknown word ('Toy Story 4', 'The Dark Knight Rises', 'the dark
+        knight rises') names another film than the label found: the whole mention, to report as not found."""
         span = best.span
         if span is None or best.entity is None or best.entity.group != "film":
             return ""
@@ -1052,7 +1077,9 @@ class Understander:
             return ""  # "Heat, Blorpo and Goodfellas": the next word starts another name
         word = toks[k][0]
         sequel_number = (word.isdigit() and len(word) <= 2) or word in ("ii", "iii", "iv", "vi", "vii", "viii", "ix")
-        unknown = word in best.explanation.unknown and text[toks[k][1]].isupper()
+        typed = text[span.start : span.end]
+        # an unknown word after the title, capitalised like a title word, or after a title typed all in lower case
+        unknown = word in best.explanation.unknown and (text[toks[k][1]].isupper() or typed == typed.lower())
         if sequel_number or unknown:
             return text[span.start : toks[k][2]]
         return ""
