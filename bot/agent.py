@@ -280,6 +280,7 @@ class Agent:
                 unwanted = set(ask.excluded)
                 facts.answers = [a for a in facts.answers if a.iri not in unwanted]
                 facts.facts = [f for f in facts.facts if f.value not in unwanted]
+                facts.extra["excluded"] = list(dict.fromkeys(self.kg.labels.label_of(iri) or iri for iri in ask.excluded))
             parts.append(facts)
         if len(parts) == 1 and not (understanding.missing or understanding.unclear or understanding.not_found):
             return parts[0]

@@ -719,3 +719,10 @@ def test_an_unknown_word_after_a_title_typed_in_lower_case_names_another_film(ag
     reply = agent.answer("who directed blue velvet returns")
     assert not reply.answers and '"blue velvet returns"' in reply.text, reply.text
     assert agent.answer("who directed blue velvet").answers == ["David Lynch"]
+
+
+def test_answers_with_names_set_aside_are_not_said_to_be_all_of_them(agent):
+    reply = agent.answer("who starred in Heat besides Al Pacino")
+    assert reply.answers == ["Robert De Niro"] and reply.text.startswith("Besides Al Pacino, ") and " has " not in reply.text, reply.text
+    reply = agent.answer("who directed Heat besides Michael Mann")
+    assert not reply.answers and "no directors of Heat besides Michael Mann" in reply.text, reply.text

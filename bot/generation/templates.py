@@ -7,6 +7,7 @@ the optional LLM phraser rewrites them and is checked against them.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from bot.core.contracts import Facts, Sentence, parse_chain
 from bot.core.kinds import Kind
@@ -93,6 +94,17 @@ def chain_sentence(facts: Facts, bundle: Bundle) -> str:
     return f"{capitalise(phrase)} {'are' if many else 'is'} {join_labels(values)}."
 
 
+def besides_sentence(facts: Facts, bundle: Bundle) -> str:
+    """'Besides Al Pacino and Robert De Niro, the cast members of Heat include Val Kilmer, ...': the answers left
+    after the names the question set aside, which are not all of the chain's answers (no "has 6 people")."""
+    phrase, _ = describe_chain(replace(facts, answers=facts.answers * 2), bundle)  # the plural noun phrase
+    if not facts.answers:
+        return f"My knowledge graph has no {phrase.removeprefix('the ')} besides {join_labels(facts.extra['excluded'])}."
+    last = bundle.relations[facts.chain[-1].relation] if facts.chain[-1].to_value else None
+    values = [shown(last, a.label) for a in facts.answers]
+    return f"Besides {join_labels(facts.extra['excluded'])}, {phrase} include {join_labels(values, limit=LIST_LIMIT)}."
+
+
 def paragraph(parts: list[Facts], bundle: Bundle) -> list[str]:
     """One sentence per ask; a sentence about the film the previous one named starts with 'It'."""
     sentences = []
@@ -120,6 +132,8 @@ def template_sentence(facts: Facts, bundle: Bundle) -> Sentence:
         return Sentence(facts.message)
     if "composition" in facts.extra:
         return Sentence(composed_sentence(facts, bundle))
+    if facts.kind == Kind.FACTUAL and facts.chain and facts.extra.get("excluded"):
+        return Sentence(besides_sentence(facts, bundle))
     if facts.kind == Kind.FACTUAL and facts.chain:
         return Sentence(chain_sentence(facts, bundle))
     labels = [a.label for a in facts.answers]

@@ -516,7 +516,7 @@ class Understander:
         if excluded:
             clause_spans = [s for s in clause_spans if not set(range(s.tok_start, s.tok_end)) & excluding]
             reading = self._read_with(text, toks, clause_spans, a, b, context, earlier_answer, frozenset(excluding))
-            reading.excluded = tuple(e.iri for e in excluded)
+            reading.excluded = tuple(dict.fromkeys(e.iri for e in excluded))
         else:
             reading = self._read_with(text, toks, clause_spans, a, b, context, earlier_answer, frozenset())
         negation = self._negation(toks, a, b, excluding | {k for s in clause_spans for k in range(s.tok_start, s.tok_end)})

@@ -162,6 +162,8 @@ def task_for(facts: Facts, template: Sentence, bundle) -> tuple[PhrasingTask | N
         return None, "the handler's own sentence is kept"
     if "composition" in facts.extra:
         return _composition(facts, template, bundle)
+    if facts.extra.get("excluded"):
+        return None, "answers with names set aside keep their template (the model would count them as all)"
     values = tuple(a.label for a in facts.answers)
     long_list = len(values) > LEAD_IN_OVER
     if long_list and any(s != "kg" for s in sources):
