@@ -108,6 +108,9 @@ t:bestpicture wdt:P31 wd:Q618779 ; rdfs:label "Academy Award for Best Picture"@e
 t:cesar wdt:P31 wd:Q618779 ; rdfs:label "César Award for Best Film"@en .
 t:parasite wdt:P31 wd:Q11424 ; rdfs:label "Parasite"@en ; wdt:P58 t:hanjinwon ; wdt:P577 "2019-05-30"^^xsd:date .
 t:hanjinwon wdt:P31 wd:Q5 ; rdfs:label "Han Jin-won"@en .
+t:cameo wdt:P31 wd:Q11424 ; rdfs:label "Cameo"@en ; wdt:P57 t:vaughn ; wdt:P161 t:wise, t:weathers .
+t:rollerball wdt:P31 wd:Q11424 ; rdfs:label "Rollerball"@en ; wdt:P57 t:wise ; wdt:P161 t:caan .
+t:caan wdt:P31 wd:Q5 ; rdfs:label "James Caan"@en .
 t:fog wdt:P31 wd:Q11424 ; rdfs:label "The Fog"@en ; wdt:P57 t:carpenter ; wdt:P577 "1980-02-08"^^xsd:date ; wdt:P2047 "89"^^xsd:decimal .
 '''
 
@@ -726,3 +729,15 @@ def test_answers_with_names_set_aside_are_not_said_to_be_all_of_them(agent):
     assert reply.answers == ["Robert De Niro"] and reply.text.startswith("Besides Al Pacino, ") and " has " not in reply.text, reply.text
     reply = agent.answer("who directed Heat besides Michael Mann")
     assert not reply.answers and "no directors of Heat besides Michael Mann" in reply.text, reply.text
+
+
+def test_the_counted_role_is_the_questions_not_the_named_persons(agent):
+    """Wise acted once (Cameo, with Carl Weathers): "appears" counts the cast of the films he directed, it does not
+    make his films the one he acted in."""
+    answers = agent.answer("which actor appears most in Robert Wise films").answers
+    assert "Julie Andrews" in answers and "Carl Weathers" not in answers, answers
+
+
+def test_a_person_beside_the_films_compared_is_context_not_a_name_to_find(agent):
+    reply = agent.answer("Which film did David Lynch direct first, Dune or Blue Velvet?")
+    assert reply.answers == ["Dune"], reply.text

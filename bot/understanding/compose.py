@@ -241,7 +241,8 @@ class Composer:
 
     # --- relations of people ----------------------------------------------------------
 
-    def person_relations_for(self, toks, name: Name, a: int, b: int, others: list[Name]) -> tuple[tuple[str, ...], set[int]]:
+    def person_relations_for(self, toks, name: Name, a: int, b: int, others: list[Name],
+                             taken: set[int] = frozenset()) -> tuple[tuple[str, ...], set[int]]:
         """The relations a person takes part in, as the clause words say ("directed by X", "starring X", "X scored"),
         with the tokens that said it; all of the person's roles when the words say "made", and the roles most
         of their films have when the words say nothing ("Almodóvar's longest film": the films he directed,
@@ -249,7 +250,7 @@ class Composer:
         used: set[int] = set()
         any_role = False
         near = list(range(max(a, name.span.tok_start - 3), name.span.tok_start)) + list(range(name.span.tok_end, min(b, name.span.tok_end + 2)))
-        blocked = {k for o in others for k in o.tokens}
+        blocked = {k for o in others for k in o.tokens} | set(taken)  # ("which actors has Scorsese worked with most": counted)
         has = self.roles_of(name.entity)
         others_have = set().union(*(self.roles_of(o.entity) for o in others if o.entity.group == "person"))
         for k in sorted(near, key=lambda k: abs(k - name.span.tok_start)):
@@ -553,6 +554,11 @@ class Composer:
                 return reading
         if not relation or len(items) < 2:
             return None
+        if items is films and people:
+            # "Which film did Ridley Scott direct first, Alien or Blade Runner?": the films are compared; the person and
+            # the role said are context
+            relations, verb = self.clause_verb_relations(toks, a, b, {k for n in names for k in n.tokens})
+            used |= verb | {k for n in people for k in n.tokens}
         reading = Composition(entities=[n.entity for n in items], used=used | {k for n in items for k in n.tokens})
         reading.relations.add(relation)
         reading.comparison = Comparison(relation, greater, tuple(range(len(items))), count, families, "yes" if yes_no else "")
@@ -615,7 +621,7 @@ class Composer:
                 reading.entities.append(name.entity)
                 continue
             if name.entity.group == "person":
-                relations, used = self.person_relations_for(toks, name, a, b, [n for n in names if n is not name])
+                relations, used = self.person_relations_for(toks, name, a, b, [n for n in names if n is not name], reading.used)
                 # "without X", "not X", and "not directed by X": the negation may stand before the role words too
                 said_from = min([name.span.tok_start, *(k for k in used if k < name.span.tok_start)])
                 before = set(range(max(a, said_from - 2), said_from)) | set(range(max(a, name.span.tok_start - 2), name.span.tok_start))
@@ -686,10 +692,14 @@ class Composer:
                 relation, op = self.award, "max_count"
                 reading.used |= {k for k in range(a, b) if toks[k][0] in AWARD_COUNT_WORDS | {"most"}}
             else:
-                relations, verb = self.clause_verb_relations(toks, a, b, {k for n in names for k in n.tokens})
+                named = {k for n in names for k in n.tokens}
+                relations, verb = self.clause_verb_relations(toks, a, b, named)
                 counted = [k for k in range(a, b) if toks[k][0] in FILM_WORDS | {"screenplays", "scripts", "often", "times"}]
                 if relations and (counted or "who" in words or "which" in words):
                     relation, op = relations[0], "most"
+                    # every word of the counted relation ("which actor appears most in Tarantino films") is the
+                    # question's, none the named person's role
+                    verb |= {k for k in range(a, b) if k not in named and relation in self.lexicon.relations_of(toks[k][0])}
                     reading.used |= verb | set(counted) | {k for k in range(a, b) if toks[k][0] in ("most", "often")}
         if not relation:
             return None
