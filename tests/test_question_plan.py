@@ -741,3 +741,8 @@ def test_the_counted_role_is_the_questions_not_the_named_persons(agent):
 def test_a_person_beside_the_films_compared_is_context_not_a_name_to_find(agent):
     reply = agent.answer("Which film did David Lynch direct first, Dune or Blue Velvet?")
     assert reply.answers == ["Dune"], reply.text
+
+
+def test_a_value_said_with_not_is_a_condition_the_films_fail(agent):
+    reply = agent.answer("David Lynch films that are not drama")
+    assert set(reply.answers) == {"Dune", "Eraserhead"} and "not in the genre" in reply.text, reply.text

@@ -165,3 +165,17 @@ def test_other_films_like_the_one_just_discussed_are_recommended(mini_agent):
     reply = dialogue.reply(Message("room", "ann", "any other films like it?"))
     assert reply.kind == "recommendation" and not reply.error and reply.facts, reply.text
     assert "http://test.invalid/milk" not in {f.subject for f in reply.facts}
+
+
+def test_films_like_one_but_not_by_a_person_leave_that_persons_films_out(mini_agent):
+    """"not by Gus Van Sant" is a condition, not a liked name to leave out: his other films are not picked."""
+    reply = mini_agent.answer("recommend movies like Good Will Hunting that are not by Gus Van Sant")
+    picked = {f.subject for f in reply.facts}
+    assert picked and not picked & {"http://test.invalid/milk", "http://test.invalid/elephant"}, reply.text
+    assert "not Gus Van Sant" in reply.text.split("\n")[0] and "left it out" not in reply.text, reply.text
+
+
+def test_films_like_one_but_not_of_a_genre_are_picked_outside_it(mini_agent):
+    reply = mini_agent.answer("recommend movies like Good Will Hunting but not drama")
+    picked = {f.subject for f in reply.facts}
+    assert picked and not picked & {"http://test.invalid/milk", "http://test.invalid/elephant"}, reply.text

@@ -284,6 +284,10 @@ class Recommender:
         liked = self.liked(understanding, conversation)
         if not liked.films and understanding.constraints:
             return self._by_conditions(understanding, liked, conversation)
+        # a name the request sets a condition with is no liked film left out: "not by Coppola", "but not horror",
+        # "but a comedy" (a person given beside the films without a "not" may be one more liked name, and is left out)
+        conditional = {v for c in understanding.constraints if c.op == "not_in" or self._value_condition(c) for v in c.values}
+        liked.not_films = [e for e in liked.not_films if e.iri not in conditional]
         notes = self._notes(liked)
         if not liked.films:
             ask = "Tell me one or more films you like, for example \"Recommend movies like The Matrix and Heat\"."
@@ -303,8 +307,15 @@ class Recommender:
             return Facts(Kind.RECOMMENDATION, understanding.text, topic=liked.films, message=" ".join(notes + [none]))
         facts = self._facts(understanding, liked, picks, themes, notes)
         if only is not None:  # (in brackets, the phrasing model keeps the lead-in as written: the conditions stay said)
-            facts.message = facts.message.replace("you might enjoy:", f"you might enjoy these films (for {said}):", 1)
+            condition = said if said.startswith("not ") else f"for {said}"  # "(for comedy)", "(not horror)"
+            facts.message = facts.message.replace("you might enjoy:", f"you might enjoy these films ({condition}):", 1)
         return facts
+
+    def _value_condition(self, constraint) -> bool:
+        """A condition on a genre, country, language, rating or award of the films (not on a person or a series)."""
+        rels = self.agent.kg.bundle.relations
+        return bool(constraint.relations) and all(r in rels and rels[r].value_class not in (None, "person", "film", "series")
+                                                  for r in constraint.relations)
 
     def _shown_before(self, understanding: Understanding, conversation) -> set[int]:
         """'More like that': the films recommended in the previous turn are not recommended again."""

@@ -158,7 +158,8 @@ def describe_conditions(composition: dict, bundle: Bundle) -> str:
         elif c["op"] == "not_among":
             parts.append(f"other than {values}")
         elif c["op"] == "not_in":
-            parts.append(f"without {values}")
+            kind = {"genre": "not in the genre ", "country": "not from ", "language": "not in ", "rating": "not rated "}
+            parts.append(kind.get(c.get("group", ""), "without ") + values)
         elif c["op"] == "in" and len(relations) == 1 and relations[0].value_class == "person":
             parts.append(_films_phrase(relations[0], values))
         elif c["op"] == "in" and len(relations) > 1:

@@ -17,7 +17,7 @@ not read.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.core.contracts import Aggregate, Ask, Comparison, Constraint, Hop, LinkedEntity, Shared, Verification
 from bot.core.text import Token
@@ -370,7 +370,8 @@ class Composer:
             out.append(Constraint((relation,), q.op, (value,), q.said))
         return out
 
-    def country_adjectives(self, toks, a: int, b: int, taken: set[int]) -> list[tuple[int, Constraint]]:
+    def country_adjectives(self, toks, a: int, b: int, taken: set[int]) -> list[tuple[set[int], Constraint]]:
+        """'American films', 'French comedies', 'comedies that are not American': (the tokens that said it, the condition)."""
         relation = self.by_group.get("country")
         out = []
         if not relation:
@@ -379,10 +380,14 @@ class Composer:
             if k in taken or toks[k][0] not in COUNTRY_ADJECTIVES:
                 continue
             nxt = toks[k + 1][0] if k + 1 < b else ""
-            if nxt in FILM_WORDS or nxt in self.lexicon.cues.get(self.by_group.get("genre", ""), frozenset()) or self._is_genre_word(nxt):
+            before = toks[k - 1][0] if k > a else ""
+            predicate = before in NEGATIONS | {"are", "is", "was", "were"}  # "films that are (not) French"
+            if predicate or nxt in FILM_WORDS or nxt in self.lexicon.cues.get(self.by_group.get("genre", ""), frozenset()) or self._is_genre_word(nxt):
                 ids = [i for i in self.labels.lookup(COUNTRY_ADJECTIVES[toks[k][0]].casefold()) if self.labels.groups[i] == "country"]
                 if ids:
-                    out.append((k, Constraint((relation,), "in", (self.labels.iris[ids[0]],), toks[k][0].capitalize())))
+                    negated = before in NEGATIONS
+                    said = ("not " if negated else "") + toks[k][0].capitalize()
+                    out.append(({k - 1, k} if negated else {k}, Constraint((relation,), "not_in" if negated else "in", (self.labels.iris[ids[0]],), said)))
         return out
 
     def _is_genre_word(self, word: str) -> bool:
@@ -629,8 +634,8 @@ class Composer:
                 negated = bool(negation)
                 reading.used |= negation
                 films_after = name.span.tok_end < b and toks[name.span.tok_end][0] in FILM_WORDS  # "a good Ian McShane movie"
-                reading.constraints.append(Constraint(relations, "not_in" if negated else "in", (name.entity.iri,), name.entity.label,
-                                                      named_role=bool(used) or films_after))
+                reading.constraints.append(Constraint(relations, "not_in" if negated else "in", (name.entity.iri,),
+                                                      ("not " if negated else "") + name.entity.label, named_role=bool(used) or films_after))
                 reading.used |= used | set(name.tokens)
                 reading.relations |= set(relations)
                 reading.entities.append(name.entity)
@@ -638,13 +643,19 @@ class Composer:
             constraint = self.value_constraint(name)
             if constraint is None:
                 return False
+            # "not horror", "but not a comedy", "without an R rating": the films outside the value
+            negation = {k for k in range(max(a, name.span.tok_start - 3), name.span.tok_start)
+                        if toks[k][0] in NEGATIONS and not any(k in n.tokens for n in names)}
+            if negation:
+                constraint = replace(constraint, op="not_in", said=f"not {constraint.said}")
+                reading.used |= negation
             reading.constraints.append(constraint)
             reading.used |= set(name.tokens)
             reading.relations |= set(constraint.relations)
             reading.entities.append(name.entity)
-        for k, constraint in self.country_adjectives(toks, a, b, reading.used):
+        for said, constraint in self.country_adjectives(toks, a, b, reading.used):
             reading.constraints.append(constraint)
-            reading.used.add(k)
+            reading.used |= said
             reading.relations |= set(constraint.relations)
         extra = self.quantity_constraints(quants)
         if extra is None:
