@@ -562,7 +562,7 @@ class Composer:
         if items is films and people:
             # "Which film did Ridley Scott direct first, Alien or Blade Runner?": the films are compared; the person and
             # the role said are context
-            relations, verb = self.clause_verb_relations(toks, a, b, {k for n in names for k in n.tokens})
+            _, verb = self.clause_verb_relations(toks, a, b, {k for n in names for k in n.tokens})
             used |= verb | {k for n in people for k in n.tokens}
         reading = Composition(entities=[n.entity for n in items], used=used | {k for n in items for k in n.tokens})
         reading.relations.add(relation)

@@ -537,7 +537,7 @@ class Understander:
             word = toks[k][0]
             if k in skip:
                 continue
-            if word == "t" and toks[k - 1][0].endswith("n") and toks[k - 1][0] not in ("n",) and k - 1 > start:
+            if word == "t" and toks[k - 1][0].endswith("n") and k - 1 > start:
                 return toks[k - 1][0] + "'t"
             if word in ("not", "never"):
                 return word
