@@ -133,8 +133,9 @@ class RemoteGraph:
     system graphs included, and this names the one graph the bot reads.
 
     Engine behaviour that would silently change answers is handled here, never in the
-    (standard SPARQL 1.1) templates: Virtuoso cuts a result at its `ResultSetMaxRows` and
-    says so only in an `X-SPARQL-MaxRows` header, so such a result is read again in pages
+    (standard SPARQL 1.1) templates: Virtuoso cuts a result at its `ResultSetMaxRows` (and over
+    HTTP at 2^20 = 1,048,576 rows whatever that setting says) and says so only in an
+    `X-SPARQL-MaxRows` header, so such a result is read again in pages
     (the documented scrollable-cursor form: ORDER BY in a subquery, LIMIT/OFFSET outside);
     and it returns partial "anytime" results when a query runs past `MaxQueryExecutionTime`
     (an `X-SQL-State` header), which is an error here: a partial answer is a wrong answer.
@@ -217,16 +218,16 @@ class RemoteGraph:
         return self._read(query, "application/sparql-results+json", parse, params, timeout)
 
     def select(self, query: str, timeout: float | None = None) -> list[dict[str, Node]]:
-        payload, headers = self._json(query, timeout=timeout)
-        bindings = payload.get("results", {}).get("bindings", [])
-        cap = headers.get("X-SPARQL-MaxRows")
-        if cap and cap.isdigit() and len(bindings) >= int(cap):
-            bindings = self._pages(query, payload.get("head", {}).get("vars", []), int(cap), timeout)
-        return [_row(binding) for binding in bindings]
+        def fetch(text: str) -> tuple[list[str], list[dict[str, Node]], dict]:
+            payload, headers = self._json(text, timeout=timeout)
+            rows = [_row(binding) for binding in payload.get("results", {}).get("bindings", [])]
+            return payload.get("head", {}).get("vars", []), rows, headers
+
+        return self._whole(query, fetch)
 
     def scan(self, query: str) -> list[dict[str, Node]]:
         """A build-time read of a whole relation (every label, every pair of a property), within `scan_timeout`, in
-        the XML results format parsed as it streams in.
+        the XML results format parsed as it streams in (its pages too, when the endpoint cuts it).
 
         A question's query that takes longer than `timeout` is a failure the user is told about; a scan that
         builds the label index or the embeddings reads millions of rows once (~2.5M labels of a 20M-triple
@@ -237,23 +238,29 @@ class RemoteGraph:
             except xml.parsers.expat.ExpatError as exc:
                 raise StoreError(f"SPARQL endpoint {self.url} sent no XML results: {exc}") from exc
 
-        (names, rows), headers = self._read(query, "application/sparql-results+xml", parse, timeout=self.scan_timeout)
-        cap = headers.get("X-SPARQL-MaxRows")
-        if cap and cap.isdigit() and len(rows) >= int(cap):
-            return [_row(binding) for binding in self._pages(query, names, int(cap), self.scan_timeout)]
-        return rows
+        def fetch(text: str) -> tuple[list[str], list[dict[str, Node]], dict]:
+            (names, rows), headers = self._read(text, "application/sparql-results+xml", parse, timeout=self.scan_timeout)
+            return names, rows, headers
 
-    def _pages(self, query: str, names: list[str], page: int, timeout: float | None = None) -> list[dict]:
-        """Every row of a result the endpoint cut at `page` rows, read page by page in one fixed order."""
+        return self._whole(query, fetch)
+
+    def _whole(self, query: str, fetch: Callable) -> list[dict[str, Node]]:
+        """`fetch(query)`'s rows, or, when the endpoint cut them at its row limit (`X-SPARQL-MaxRows`), every row of
+        the result read page by page in one fixed order (ORDER BY in a subquery, LIMIT/OFFSET outside)."""
+        names, rows, headers = fetch(query)
+        cap = headers.get("X-SPARQL-MaxRows")
+        if not (cap and cap.isdigit() and len(rows) >= int(cap)):
+            return rows
+        page = int(cap)
         prologue, body = split_prologue(query)
         order = " ".join(f"?{name}" for name in names)
         if not order:
             raise StoreError(f"SPARQL endpoint {self.url} cut a result without variables at {page} rows")
         log.info("%s cuts results at %d rows; reading the result in pages", self.url, page)
-        rows: list[dict] = []
+        rows = []
         for n in range(self.MAX_PAGES):
             paged = f"{prologue}SELECT * WHERE {{ {{ SELECT * WHERE {{ {{ {body} }} }} ORDER BY {order} }} }} LIMIT {page} OFFSET {n * page}"
-            chunk = self._json(paged, timeout=timeout)[0].get("results", {}).get("bindings", [])
+            chunk = fetch(paged)[1]
             rows += chunk
             if len(chunk) < page:
                 return rows
