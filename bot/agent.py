@@ -259,9 +259,14 @@ class Agent:
         """Every ask of the question plan, answered in order (an ask may take an earlier one's answer as its topic)."""
         if understanding.compositional:
             resolved = self._with_conversation_films(understanding, conversation)
-            if isinstance(resolved, Facts):
-                return resolved
-            return self.composed.answer(resolved)
+            composed = resolved if isinstance(resolved, Facts) else self.composed.answer(resolved)
+            if not understanding.also:
+                return composed
+            parts = [composed, *(self._factual(other, conversation) for other in understanding.also)]
+            combined = Facts(Kind.FACTUAL, understanding.text, [a for p in parts for a in p.answers], [f for p in parts for f in p.facts],
+                             understanding.entities, understanding.chain, parts=parts)
+            combined.extra["sparql"] = [p.extra.get("sparql", "") for p in parts]
+            return combined
         if not understanding.asks:
             return Facts(Kind.FACTUAL, understanding.text, topic=understanding.entities, message=cannot_answer(understanding))
         parts: list[Facts] = []

@@ -746,3 +746,10 @@ def test_a_person_beside_the_films_compared_is_context_not_a_name_to_find(agent)
 def test_a_value_said_with_not_is_a_condition_the_films_fail(agent):
     reply = agent.answer("David Lynch films that are not drama")
     assert set(reply.answers) == {"Dune", "Eraserhead"} and "not in the genre" in reply.text, reply.text
+
+
+def test_a_question_beside_a_composition_is_answered_or_said_not_dropped(agent):
+    reply = agent.answer("how many awards did Heat win and who directed it")
+    assert "Michael Mann" in reply.answers and "1" in reply.answers, reply.text
+    reply = agent.answer("which of David Lynch's films is the longest and who composed its music?")
+    assert reply.answers[:1] == ["Dune"] and 'not sure what "who composed its music" asks' in reply.text, reply.text

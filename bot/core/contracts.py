@@ -160,6 +160,7 @@ class Understanding:
     comparison: Comparison | None = None
     verification: Verification | None = None
     shared: Shared | None = None
+    also: list[Understanding] = field(default_factory=list)  # a compositional message's other questions, each on its own
     missing: str = ""  # what the question asks that the graph does not hold ("where people were born")
     unclear: str = ""  # why the bot would not guess (a word it could not account for, a weak match)
 

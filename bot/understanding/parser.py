@@ -374,12 +374,30 @@ class Understander:
             if reading.composition is not None and composition is None:
                 composition, offset = reading.composition, len(entities)
                 entities += composition.entities
+                composed_asks = len(asks), len(asks) + len(composition.asks)
                 asks += [replace(ask, topic=ask.topic + offset, text=ask.text or clause_text) for ask in composition.asks]
+                films = [n for n, e in enumerate(composition.entities) if e.group == "film"]
+                if len(films) == 1:  # "how many Oscars did The Godfather win and who directed it": "it" is that film
+                    last_thing = offset + films[0]
             missing = missing or reading.missing
             unclear = unclear or reading.unclear
             not_found += reading.not_found
+            if len(asking) > 1 and not (reading.asks or reading.composition or reading.topic_only or reading.missing
+                                         or reading.unclear or reading.not_found):
+                # a question of several that yields nothing ("... and who composed its music?" after a superlative)
+                unclear = unclear or f'what "{clause_text}" asks'
         if composition is not None:
-            return self._composed_understanding(text, entities, asks, composition, offset, missing, not_found)
+            first, last = composed_asks
+            # the message's other questions ("... and who directed it?") are answered beside the composition, not dropped
+            also = [Understanding(a.text or text, Kind.FACTUAL, a.chain, [entities[a.topic]], a.confidence, asks=[replace(a, topic=0)])
+                    if a.after is None else  # "... and who composed its music?" about the composition's answer: said, not guessed
+                    Understanding(a.text or text, Kind.FACTUAL, unclear=f'how to answer "{a.text}" about that answer')
+                    for n, a in enumerate(asks) if not first <= n < last]
+            if unclear:  # a clause beside the composition that was not understood is said, not dropped
+                also.append(Understanding(text, Kind.FACTUAL, unclear=unclear))
+            composed = self._composed_understanding(text, entities, asks[first:last], composition, offset, missing, not_found)
+            composed.also = also
+            return composed
         if not asks:
             if missing or unclear:
                 return Understanding(text, Kind.FACTUAL, entities=entities, missing=missing, unclear=unclear, not_found=not_found)
