@@ -154,7 +154,7 @@ def describe_conditions(composition: dict, bundle: Bundle) -> str:
         relations = [bundle.relations[r] for r in c["relations"] if r in bundle.relations]
         values = join_labels(c["values"], limit=4) if c["op"] in ("in", "not_in", "among", "not_among") else ""
         if c["op"] == "among":
-            parts.append(f"among {values}")
+            parts.append(f"among {values}" if len(c["values"]) <= 4 else f"among those {len(c['values'])} films")
         elif c["op"] == "not_among":
             parts.append(f"other than {values}")
         elif c["op"] == "not_in":
