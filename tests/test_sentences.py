@@ -151,3 +151,14 @@ def test_several_asks_about_one_film_read_as_one_paragraph(demo):
 def test_the_sentence_file_names_only_known_placeholders():
     table = sentence_table()
     assert len(table) >= 19 and all(spec.forward and spec.inverse and spec.films for spec in table.values())
+
+
+def test_conditions_name_a_few_earlier_films_and_count_many():
+    from bot.generation.templates import describe_conditions
+
+    bundle = load_bundle(demo_kg())
+    few = {"constraints": [{"op": "among", "values": ["Heat", "Ronin"], "relations": [], "said": ""}]}
+    many = {"constraints": [{"op": "among", "values": [f"Film {n}" for n in range(18)], "relations": [], "said": ""},
+                            {"op": "not_among", "values": ["Jaws"], "relations": [], "said": "other than"}]}
+    assert describe_conditions(few, bundle) == "among Heat and Ronin"
+    assert describe_conditions(many, bundle) == "among those 18 films, other than Jaws"
