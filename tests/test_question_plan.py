@@ -753,3 +753,8 @@ def test_a_question_beside_a_composition_is_answered_or_said_not_dropped(agent):
     assert "Michael Mann" in reply.answers and "1" in reply.answers, reply.text
     reply = agent.answer("which of David Lynch's films is the longest and who composed its music?")
     assert reply.answers[:1] == ["Dune"] and 'not sure what "who composed its music" asks' in reply.text, reply.text
+
+
+def test_which_of_them_was_also_in_a_film_after_a_cast_is_the_cast_both_share(chat):
+    chat("who starred in Heat?")
+    assert chat("which of them was also in Ronin?").answers == ["Robert De Niro"]

@@ -58,6 +58,9 @@ FILTER_FOLLOW_UP = re.compile(r"^\W*(?:and\s+)?(?:any|anything|which|what|which 
 # "are you sure? wasn't it Ennio Morricone?": the previous question checked against the name
 CHALLENGE = re.compile(r"^\W*(?:(?:are you sure|really|hm+|hmm+|no|wait|huh)\W+)*(?:wasn'?t it|isn'?t it|was it not|is it not|"
                        r"i thought it was|i thought it'?s)\s+(?P<name>.+?)\W*$", re.I)  # not a bare "not ...": "not bad" is no challenge
+# "who's in The Matrix?" - "which of them was also in John Wick?": the cast the two films share
+ALSO_IN = re.compile(r"^\W*(?:and\s+)?(?:which|who)\s+of\s+(?:them|those|these)(?:\s+(?:people|actors|actresses))?\s+"
+                     r"(?:(?:was|were|is|are|also|both|too|appeared|acted|starred|played)\s+)*in\s+(?P<name>.+?)\W*$", re.I)
 OTHER_EXTREME = re.compile(r"^\W*(?:and|what about|how about|and what about)\s+(?:the\s+)?(?P<word>most recent|"
                            + "|".join(SUPERLATIVES) + r")(?:\s+(?:one|film|movie))?\W*$", re.I)
 ELLIPTIC = re.compile(r"^\W*(?:and|also|plus|then)\b(?!.*\b(?:it|its|he|she|him|her|his|they|them|those|these)\b)", re.I)
@@ -245,6 +248,9 @@ class Dialogue:
             if counted:  # "how many films did Haneke direct?" -> "which films did Haneke direct?"
                 return understanding.text[: counted.start()] + "which" + understanding.text[counted.end() :]
             return None
+        also_in = ALSO_IN.match(text)
+        if also_in and self._cast_of_one_film(understanding, facts):
+            return f"who is in both {understanding.entities[0].label} and {also_in.group('name')}?"
         other_end = OTHER_EXTREME.match(text)
         if other_end and understanding.aggregate is not None and understanding.aggregate.op in ("max", "min"):
             # "Which of those is the longest?" - "and the shortest?": the same question, the other superlative
@@ -257,6 +263,13 @@ class Dialogue:
             verb = "were directed by" if how == "by" else "star" if how in ("starring", "featuring") else "have"
             return f"which of those {verb} {narrowed.group('name')}?"
         return None
+
+    def _cast_of_one_film(self, understanding: Understanding, facts: Facts) -> bool:
+        """Whether the previous answer was the cast of one film (people, two or more)."""
+        cast = self.agent.understander.lexicon.relations_of("starred")
+        return (len(understanding.asks) == 1 and len(understanding.chain) == 1 and understanding.chain[0].to_value
+                and understanding.chain[0].relation in cast and bool(understanding.entities)
+                and understanding.entities[0].group == "film" and sum(self._group(a.iri) == "person" for a in facts.answers if a.iri) >= 2)
 
     def _challenge(self, text: str, memory: RoomMemory, notes: dict) -> Reply | None:
         """"Are you sure? Wasn't it X?": the previous question asked again, and whether X is among its answers.
