@@ -179,3 +179,10 @@ def test_films_like_one_but_not_of_a_genre_are_picked_outside_it(mini_agent):
     reply = mini_agent.answer("recommend movies like Good Will Hunting but not drama")
     picked = {f.subject for f in reply.facts}
     assert picked and not picked & {"http://test.invalid/milk", "http://test.invalid/elephant"}, reply.text
+
+
+def test_a_dislike_said_with_a_contraction_is_a_condition_and_no_name_to_find(mini_agent):
+    reply = mini_agent.answer("I don't like drama, recommend movies like Good Will Hunting")
+    picked = {f.subject for f in reply.facts}
+    assert picked and not picked & {"http://test.invalid/milk", "http://test.invalid/elephant"}, reply.text
+    assert "could not find" not in reply.text, reply.text

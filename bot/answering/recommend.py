@@ -261,7 +261,11 @@ class Recommender:
         covered = [(e.start, e.end) for e in understanding.entities] + [(q.start, q.end) for q in quantities(text)]  # "under 100 minutes"
         # tokens inside a linked entity count as wording, so runs stop at them
         spell = self.agent.understander.speller  # "Any fils like Zootopia": a misspelt request word is no name
-        toks = [("and", s, e) if any(a <= s and e <= b for a, b in covered) else (spell(t), s, e) for t, s, e in tokens(text)]
+        words = tokens(text)
+        # a contraction's "don" of "don't" is wording too (the tokens are "don", "t")
+        toks = [("and", s, e) if any(a <= s and e <= b for a, b in covered)
+                or (k + 1 < len(words) and words[k + 1][0] == "t" and t.endswith("n")) else (spell(t), s, e)
+                for k, (t, s, e) in enumerate(words)]
 
         def title_word(i: int) -> bool:  # a capitalised word of a name that is also question wording ("Star" Wars)
             word, start, _ = toks[i]

@@ -48,6 +48,14 @@ GLOBAL_SCOPE = re.compile(r"\b(?:in (?:your|the|my) (?:database|knowledge graph|
 ANY_ROLE_WORDS = frozenset("made make makes making worked work works working done do involved".split())
 WITH_WORDS = frozenset({"with", "featuring", "starring", "and", "together"})
 NEGATIONS = frozenset({"without", "excluding", "except", "not"})
+
+
+def negates(toks, k: int) -> bool:
+    """Whether token k says "not": a negation word, or the "t" of "don't", "isn't", "aren't" (tokens "don", "t")."""
+    word = toks[k][0]
+    return word in NEGATIONS or word == "t" and k > 0 and toks[k - 1][0].endswith("n")
+
+
 # words before a name the answers leave out ("apart from X", "besides X"); "alongside X" leaves X out of a cast
 # ("who starred alongside X in Heat") but is no exclusion of a film set ("films with X alongside Y")
 EXCLUDING = frozenset({"apart from", "aside from", "except", "except for", "besides", "beside", "other than", "excluding",
@@ -381,11 +389,11 @@ class Composer:
                 continue
             nxt = toks[k + 1][0] if k + 1 < b else ""
             before = toks[k - 1][0] if k > a else ""
-            predicate = before in NEGATIONS | {"are", "is", "was", "were"}  # "films that are (not) French"
+            negated = k > a and negates(toks, k - 1)
+            predicate = negated or before in {"are", "is", "was", "were"}  # "films that are (not) French"
             if predicate or nxt in FILM_WORDS or nxt in self.lexicon.cues.get(self.by_group.get("genre", ""), frozenset()) or self._is_genre_word(nxt):
                 ids = [i for i in self.labels.lookup(COUNTRY_ADJECTIVES[toks[k][0]].casefold()) if self.labels.groups[i] == "country"]
                 if ids:
-                    negated = before in NEGATIONS
                     said = ("not " if negated else "") + toks[k][0].capitalize()
                     out.append(({k - 1, k} if negated else {k}, Constraint((relation,), "not_in" if negated else "in", (self.labels.iris[ids[0]],), said)))
         return out
@@ -630,7 +638,7 @@ class Composer:
                 # "without X", "not X", and "not directed by X": the negation may stand before the role words too
                 said_from = min([name.span.tok_start, *(k for k in used if k < name.span.tok_start)])
                 before = set(range(max(a, said_from - 2), said_from)) | set(range(max(a, name.span.tok_start - 2), name.span.tok_start))
-                negation = {k for k in before if toks[k][0] in NEGATIONS and not any(k in n.tokens for n in names)}
+                negation = {k for k in before if negates(toks, k) and not any(k in n.tokens for n in names)}
                 negated = bool(negation)
                 reading.used |= negation
                 films_after = name.span.tok_end < b and toks[name.span.tok_end][0] in FILM_WORDS  # "a good Ian McShane movie"
@@ -645,7 +653,7 @@ class Composer:
                 return False
             # "not horror", "but not a comedy", "without an R rating": the films outside the value
             negation = {k for k in range(max(a, name.span.tok_start - 3), name.span.tok_start)
-                        if toks[k][0] in NEGATIONS and not any(k in n.tokens for n in names)}
+                        if negates(toks, k) and not any(k in n.tokens for n in names)}
             if negation:
                 constraint = replace(constraint, op="not_in", said=f"not {constraint.said}")
                 reading.used |= negation
