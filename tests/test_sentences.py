@@ -162,3 +162,13 @@ def test_conditions_name_a_few_earlier_films_and_count_many():
                             {"op": "not_among", "values": ["Jaws"], "relations": [], "said": "other than"}]}
     assert describe_conditions(few, bundle) == "among Heat and Ronin"
     assert describe_conditions(many, bundle) == "among those 18 films, other than Jaws"
+
+
+def test_a_decade_said_bare_reads_with_its_article():
+    from bot.generation.templates import describe_conditions
+
+    bundle = load_bundle(demo_kg())
+    decade = {"constraints": [{"op": "year>=", "values": ["1990"], "relations": ["publication_date"], "said": "90s"}]}
+    year = {"constraints": [{"op": "year>=", "values": ["1994"], "relations": ["publication_date"], "said": "1994"}]}
+    assert describe_conditions(decade, bundle) == "from the 90s"
+    assert describe_conditions(year, bundle) == "from 1994"

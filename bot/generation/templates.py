@@ -183,7 +183,7 @@ def describe_conditions(composition: dict, bundle: Bundle) -> str:
         elif c["op"].startswith("year"):
             said = c["said"]
             if said and not re.match(r"(?i)(from|in|after|before|since|between|until|during|of|prior|pre|post)\b", said):
-                said = f"from {said}"
+                said = f"from the {said}" if re.fullmatch(r"(?:\d\d)?\d0s", said) else f"from {said}"  # "90s films": from the 90s
             parts.append(said or ("from " if c["op"] == "year>=" else "until ") + c["values"][0])
         else:
             relation = relations[0] if relations else None
