@@ -19,7 +19,7 @@ from bot.answering.compose import ComposedAnswers
 from bot.answering.factual import Retriever
 from bot.answering.sparql import SparqlAnswerer
 from bot.core.config import Settings
-from bot.core.contracts import Conversation, Facts, LinkedEntity, Reply, TraceStep, Understanding
+from bot.core.contracts import Constraint, Conversation, Facts, LinkedEntity, Reply, TraceStep, Understanding
 from bot.core.errors import MoviebotError, StoreError
 from bot.core.features import Amender, Contribution, Fallback, Handler, Phraser
 from bot.core.kinds import REGISTRY, Kind
@@ -304,6 +304,9 @@ class Agent:
             return understanding
         constraints = []
         for c in understanding.constraints:
+            if c.op == "earlier" and (whole := cut_list_conditions(conversation)):
+                constraints += whole  # "which of those are from the 70s?" after 25 of 80 crime films: all 80, not the 25 shown
+                continue
             if c.op == "earlier":
                 films = listed_films(conversation, self.kg)
                 if len(films) < 2 and conversation.turns and len(conversation.turns[-1][1].answers) >= 2:
@@ -395,6 +398,20 @@ def _films_of(kg: KG, iris) -> list[str]:
         if info is not None and info[1] == "film" and value not in out:
             out.append(value)
     return out
+
+
+def cut_list_conditions(conversation: Conversation) -> list[Constraint]:
+    """The conditions of the last answer when it listed only part of the films that meet them (the best known 25 of
+    80): "those" are all of them. Empty when the last answer listed every film it found, or was no such list."""
+    if not conversation.turns:
+        return []
+    understanding, facts = conversation.turns[-1]
+    composition = facts.extra.get("composition", {})
+    if composition.get("form") != "films" or composition.get("total", 0) <= len(facts.answers):
+        return []
+    if any(c.op in ("earlier", "not_earlier") for c in understanding.constraints):
+        return []  # a list that was itself drawn from earlier films: those films are what it listed
+    return list(understanding.constraints)
 
 
 def listed_films(conversation: Conversation, kg: KG, look_back: int = 4) -> list[str]:

@@ -758,3 +758,14 @@ def test_a_question_beside_a_composition_is_answered_or_said_not_dropped(agent):
 def test_which_of_them_was_also_in_a_film_after_a_cast_is_the_cast_both_share(chat):
     chat("who starred in Heat?")
     assert chat("which of them was also in Ronin?").answers == ["Robert De Niro"]
+
+
+def test_which_of_those_after_a_list_cut_short_filters_every_film_it_was_cut_from(chat, monkeypatch):
+    """A list shows the best known films of a larger set: "those" are all of them, not only the ones shown."""
+    import bot.answering.compose as compose
+
+    monkeypatch.setattr(compose, "SHOWN", 1)
+    first = chat("crime films")
+    assert len(first.answers) == 1 and "3 in all" in first.text, first.text
+    reply = chat("which of those are from the 90s?")
+    assert "2 in all" in reply.text and reply.answers and set(reply.answers) <= {"Heat", "Ronin"}, reply.text  # Heat and Ronin
