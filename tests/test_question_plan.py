@@ -769,3 +769,10 @@ def test_which_of_those_after_a_list_cut_short_filters_every_film_it_was_cut_fro
     assert len(first.answers) == 1 and "3 in all" in first.text, first.text
     reply = chat("which of those are from the 90s?")
     assert "2 in all" in reply.text and reply.answers and set(reply.answers) <= {"Heat", "Ronin"}, reply.text  # Heat and Ronin
+
+
+def test_both_in_a_yes_no_question_about_each_one_is_not_read_as_what_they_share(agent):
+    """Each was released in the 80s, each is a director: "No, nothing in common" would answer another question."""
+    for question in ("were both Dune and Blue Velvet released in the 80s?", "are David Lynch and Norman Jewison both directors?"):
+        reply = agent.answer(question)
+        assert not reply.text.startswith("No — "), (question, reply.text)

@@ -161,7 +161,8 @@ class Composer:
         words = [toks[k][0] for k in range(a, b) if k not in inside]  # a title's words cue nothing ("X-Men: First Class")
         stated = {k for k in range(a, b) for q in quants if q.start <= toks[k][1] and toks[k][2] <= q.end}
         unstated = [toks[k][0] for k in range(a, b) if k not in inside and k not in stated]  # "longer than two hours" compares no films
-        reading = self._shared(toks, a, b, names, first in YES_NO_START) if set(words) & SHARED_WORDS else None
+        # ("were both Alien and Aliens released in the 80s?" checks each film against a date: no shared value)
+        reading = self._shared(toks, a, b, names, first in YES_NO_START) if set(words) & SHARED_WORDS and not quants else None
         if reading is None and ("how" in words and "many" in words or self._count_pivot(words) is not None):
             reading = self._count(text, toks, a, b, names, quants)
         elif reading is None and (any(w in COMPARATIVES for w in unstated) or self._more_money(words) or self._more_of(words) or self._came_first(words)
@@ -794,6 +795,10 @@ class Composer:
         people = [n for n in names if n.entity.group == "person"]
         if len(people) < 2 or len(people) != len(names):
             return None
+        between = range(people[0].span.tok_end, people[-1].span.tok_start)
+        verb_between = any(self.lexicon.relations_of(toks[k][0]) or toks[k][0] in ANY_ROLE_WORDS for k in between)
+        if not verb_between and not {toks[k][0] for k in range(a, b)} & (ANY_FILM_WORDS | {"with"}):
+            return None  # "are Ridley Scott and James Cameron both directors?" asks about each one's role, not a film of both
         reading = Composition()
         if not self._scope(text, toks, a, b, names, quants, reading) or not reading.constraints:
             return None

@@ -413,14 +413,14 @@ class Understander:
         """'Which actors appeared in films by both Scorsese and Coppola?': one clause asking the same chain of two or
         more names with "both" (or "in common") wants what the answers have in common, not each name's answers."""
         words = {t[0] for t in toks}
-        if not words & {"both", "common"} or len(asks) < 2:
-            return None
+        if not words & {"both", "common"} or len(asks) < 2 or toks[0][0] in YES_NO_START:
+            return None  # (a yes/no "are X and Y both directors?", "were both released in the 80s?" checks each one)
         if any(a.after is not None or a.chain != asks[0].chain or a.text != asks[0].text for a in asks):
             return None
         topics = tuple(sorted(dict.fromkeys(a.topic for a in asks), key=lambda t: entities[t].start))  # in the order said
         if len(topics) != len(asks) or len({entities[t].group for t in topics}) != 1:
             return None
-        return Shared(asks[0].chain, topics, toks[0][0] in YES_NO_START)
+        return Shared(asks[0].chain, topics)
 
     def _filler(self, toks, a: int, b: int, clause_text: str) -> bool:
         """A clause that asks nothing: politeness, thanks, a smiley."""
