@@ -776,3 +776,9 @@ def test_both_in_a_yes_no_question_about_each_one_is_not_read_as_what_they_share
     for question in ("were both Dune and Blue Velvet released in the 80s?", "are David Lynch and Norman Jewison both directors?"):
         reply = agent.answer(question)
         assert not reply.text.startswith("No — "), (question, reply.text)
+
+
+def test_the_most_recent_film_of_a_series_is_its_latest(agent):
+    """Not the first film the series' name also titles: "the most recent Halloween" is the 2007 one."""
+    assert agent.answer("who directed the most recent Halloween film").answers == ["Rob Zombie"]
+    assert agent.answer("who directed the earliest Halloween film").answers == ["John Carpenter"]

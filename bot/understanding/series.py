@@ -20,7 +20,7 @@ from bot.understanding.mentions import Span
 ORDINALS = {
     "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5,
     "sixth": 6, "6th": 6, "seventh": 7, "7th": 7, "eighth": 8, "8th": 8, "ninth": 9, "9th": 9, "tenth": 10, "10th": 10,
-    "last": -1, "latest": -1, "newest": -1, "original": 1,
+    "last": -1, "latest": -1, "newest": -1, "original": 1, "earliest": 1, "oldest": 1,
 }
 ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh", 8: "eighth",
                  9: "ninth", 10: "tenth", -1: "latest"}
@@ -52,7 +52,9 @@ class SeriesOrdinals:
         groups = self.kg.labels.groups
         found = []
         for k, (word, _, _) in enumerate(toks):
-            ordinal = ORDINALS.get(word)
+            ordinal, start = ORDINALS.get(word), k
+            if word == "recent" and k > 0 and toks[k - 1][0] == "most":
+                ordinal, start = -1, k - 1  # "the most recent Star Wars film"
             if ordinal is None:
                 continue
             for span in spans:
@@ -64,10 +66,10 @@ class SeriesOrdinals:
                 film = any(groups[i] == "film" for i in span.ids)
                 # "the first Alien": maybe the film Alien; "the first Alien film" and "the third Alien" are the series
                 if series and (entry or not film or ordinal > 1):
-                    found.append(OrdinalPhrase(k, end + entry, ordinal, series[0], span))
+                    found.append(OrdinalPhrase(start, end + entry, ordinal, series[0], span))
                     break
                 if not series and film and (entry or ordinal > 1):  # "the 3rd Toy Story": no title starts so, it counts films
-                    found.append(OrdinalPhrase(k, end + entry, ordinal, None, span))
+                    found.append(OrdinalPhrase(start, end + entry, ordinal, None, span))
                     break
         return found
 
