@@ -22,7 +22,7 @@ from bot.answering.embeddings.space import EmbeddingSpace, space_for
 from bot.core.contracts import Answer, Fact, Facts, LinkedEntity, Understanding
 from bot.core.features import Contribution, Feature
 from bot.core.kinds import Kind
-from bot.core.text import join_labels, normalize, tokens
+from bot.core.text import contracted_not, join_labels, normalize, tokens
 from bot.kg import queries
 from bot.kg.bundle import Bundle
 from bot.understanding.lexicon import GENERIC, STOP
@@ -264,7 +264,7 @@ class Recommender:
         words = tokens(text)
         # a contraction's "don" of "don't" is wording too (the tokens are "don", "t")
         toks = [("and", s, e) if any(a <= s and e <= b for a, b in covered)
-                or (k + 1 < len(words) and words[k + 1][0] == "t" and t.endswith("n")) else (spell(t), s, e)
+                or contracted_not(words, k + 1) else (spell(t), s, e)
                 for k, (t, s, e) in enumerate(words)]
 
         def title_word(i: int) -> bool:  # a capitalised word of a name that is also question wording ("Star" Wars)

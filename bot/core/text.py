@@ -54,6 +54,11 @@ def clean_message(text: str) -> str:
     return re.sub(r"\s{2,}", " ", _TAG.sub(" ", _SCRIPT.sub(" ", text))).strip()
 
 
+def contracted_not(toks: list[Token], k: int) -> bool:
+    """Whether token k is the "t" of "don't", "isn't", "didn't" (tokens() splits them into "don", "t")."""
+    return 0 < k < len(toks) and toks[k][0] == "t" and toks[k - 1][0].endswith("n")
+
+
 def join_labels(labels: list[str], limit: int = 12) -> str:
     """'A', 'A and B', 'A, B and C', 'A, B, … and 7 more'."""
     if not labels:

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from bot.core.contracts import Aggregate, Ask, Comparison, Constraint, Hop, LinkedEntity, Shared, Verification
-from bot.core.text import Token
+from bot.core.text import Token, contracted_not
 from bot.kg import queries
 from bot.understanding.lexicon import FILM_WORDS, GENERIC, STOP, Lexicon
 from bot.understanding.linking import link_span
@@ -51,9 +51,8 @@ NEGATIONS = frozenset({"without", "excluding", "except", "not"})
 
 
 def negates(toks, k: int) -> bool:
-    """Whether token k says "not": a negation word, or the "t" of "don't", "isn't", "aren't" (tokens "don", "t")."""
-    word = toks[k][0]
-    return word in NEGATIONS or word == "t" and k > 0 and toks[k - 1][0].endswith("n")
+    """Whether token k says "not": a negation word, or the "t" of "don't", "isn't", "aren't"."""
+    return toks[k][0] in NEGATIONS or contracted_not(toks, k)
 
 
 # words before a name the answers leave out ("apart from X", "besides X"); "alongside X" leaves X out of a cast
@@ -61,6 +60,15 @@ def negates(toks, k: int) -> bool:
 EXCLUDING = frozenset({"apart from", "aside from", "except", "except for", "besides", "beside", "other than", "excluding",
                        "not counting", "alongside", "but not"})
 FILM_EXCLUDING = EXCLUDING - {"alongside"}
+
+
+def excluding_words(toks, a: int, start: int, phrases: frozenset[str] = FILM_EXCLUDING) -> set[int]:
+    """The tokens of "apart from", "besides", "other than" ... (one of `phrases`) right before token `start`."""
+    for size in (2, 1):
+        if start - size >= a and " ".join(toks[k][0] for k in range(start - size, start)) in phrases:
+            return set(range(start - size, start))
+    return set()
+
 COUNTRY_ADJECTIVES = {
     "american": "United States", "british": "United Kingdom", "english": "United Kingdom", "french": "France", "german": "Germany",
     "italian": "Italy", "spanish": "Spain", "japanese": "Japan", "canadian": "Canada", "australian": "Australia",
@@ -177,7 +185,7 @@ class Composer:
         if reading is not None:
             for q in quants:
                 reading.used |= {k for k in range(a, b) if toks[k][1] >= q.start and toks[k][2] <= q.end}
-            if first.endswith("n") and first in YES_NO_START and a + start + 1 < b and toks[a + start + 1][0] == "t":
+            if first in YES_NO_START and a + start + 1 < b and contracted_not(toks, a + start + 1):
                 reading.used |= {a + start, a + start + 1}  # the "n't" of the opening "didn't"
         return reading
 
@@ -619,7 +627,7 @@ class Composer:
         left_out = []
         for name in names:
             if name.entity.group == "film":
-                said = self.excluding_words(toks, a, name)
+                said = excluding_words(toks, a, name.span.tok_start)
                 if not said:
                     return False  # a title in the clause: not a question over a set of films
                 left_out.append(name.entity)  # "Spielberg films besides Jaws": the set without that film
@@ -679,15 +687,6 @@ class Composer:
         if len(people) > 1:
             reading.used |= {k for k in range(a, b) if toks[k][0] in ("both", "together", "and")}
         return True
-
-    @staticmethod
-    def excluding_words(toks, a: int, name: Name) -> set[int]:
-        """The tokens of "apart from", "besides", "other than" ... right before `name`; empty when none."""
-        for size in (2, 1):
-            start = name.span.tok_start - size
-            if start >= a and " ".join(toks[k][0] for k in range(start, name.span.tok_start)) in FILM_EXCLUDING:
-                return set(range(start, name.span.tok_start))
-        return set()
 
     def _superlative(self, text, toks, a, b, names, quants) -> Composition | None:
         words = [toks[k][0] for k in range(a, b)]

@@ -30,11 +30,11 @@ from itertools import combinations
 from bot.core.contracts import Ask, Hop, LinkedEntity, Shared, Understanding, chain_code, parse_chain
 from bot.core.features import MentionSource
 from bot.core.kinds import Kind
-from bot.core.text import YEAR, Token, tokens
+from bot.core.text import YEAR, Token, contracted_not, tokens
 from bot.kg import queries
 from bot.kg.graph import KG
 from bot.understanding.classifier import ChainClassifier
-from bot.understanding.compose import COMPOSITION_WORDS, EXCLUDING, FILLER_START, YES_NO_START, Composer, Composition
+from bot.understanding.compose import COMPOSITION_WORDS, EXCLUDING, FILLER_START, YES_NO_START, Composer, Composition, excluding_words
 from bot.understanding.conversation import decline_intent, social_intent
 from bot.understanding.cues import question_kind
 from bot.understanding.lexicon import (
@@ -555,7 +555,7 @@ class Understander:
             word = toks[k][0]
             if k in skip:
                 continue
-            if word == "t" and toks[k - 1][0].endswith("n") and k - 1 > start:
+            if contracted_not(toks, k) and k - 1 > start:
                 return toks[k - 1][0] + "'t"
             if word in ("not", "never"):
                 return word
@@ -572,17 +572,15 @@ class Understander:
         found, tokens_used = [], set()
         names = sorted((s for s in clause_spans if self._name_like(toks, s) and s.fuzzy_score >= 90), key=lambda s: (s.tok_start, -s.length))
         for span in names:
-            for size in (2, 1):
-                start = span.tok_start - size
-                joined = tokens_used and span.tok_start - 1 in tokens_used | {max(tokens_used) + 1} and (
-                    toks[span.tok_start - 1][0] in ("and", "or") or "," in text[toks[span.tok_start - 1][2] : span.start])
-                if start >= a and (" ".join(toks[k][0] for k in range(start, span.tok_start)) in EXCLUDING or joined and size == 1):
-                    # "besides De Niro and Pacino": the names joined to an excluded one are left out too
-                    entity = self._link(text, span, None, [])
-                    if entity is not None:
-                        found.append(entity)
-                        tokens_used |= set(range(start, span.tok_end))
-                    break
+            said = excluding_words(toks, a, span.tok_start, EXCLUDING)
+            # "besides De Niro and Pacino": the names joined to an excluded one are left out too
+            joined = tokens_used and span.tok_start - 1 in tokens_used | {max(tokens_used) + 1} and (
+                toks[span.tok_start - 1][0] in ("and", "or") or "," in text[toks[span.tok_start - 1][2] : span.start])
+            if said or joined:
+                entity = self._link(text, span, None, [])
+                if entity is not None:
+                    found.append(entity)
+                    tokens_used |= (said or {span.tok_start - 1}) | set(range(span.tok_start, span.tok_end))
         if found:
             tokens_used |= {k for k in range(a, b) if toks[k][0] in ("else", "other", "others")}
         return found, tokens_used
