@@ -138,6 +138,9 @@ class Tally:
     examples: list[tuple[str, str]] = field(default_factory=list)
     threads: Counter = field(default_factory=Counter)  # threads each generation ran with
     problems: Counter = field(default_factory=Counter)  # why the guard rejected outputs, by kind
+    tokens: int = 0  # tokens the model wrote in single-sentence answers
+    forced: int = 0  # of them, those decoded in a batch (the rest of a name the model had begun)
+    retried: Counter = field(default_factory=Counter)  # stopped paths tried again from their subject, by outcome
     judged: int = 0  # model outputs the guard judged (a multi-ask answer has one per part)
     rejections: int = 0
     answered: int = 0
@@ -185,8 +188,12 @@ def measure(agent: Agent, questions: list[str], tally: Tally, label: str) -> Non
         else:
             tally.paths["template by policy"] += 1
             tally.policy[mode] += 1
+        if "llm_retry" in step.detail:
+            tally.retried["LLM-worded" if step.detail["path"] == "llm" else mode.split(":")[0]] += 1
         if "llm_threads" in step.detail:
             tally.threads[step.detail["llm_threads"]] += 1
+            tally.tokens += step.detail.get("llm_tokens", 0)
+            tally.forced += step.detail.get("llm_forced", 0)
         if "llm_ms" in step.detail or mode.startswith("timeout"):
             tally.phrase_wall.append(step.ms)
             tally.phrase_cpu.append(recorder.cpu_ms)
@@ -197,7 +204,7 @@ def measure(agent: Agent, questions: list[str], tally: Tally, label: str) -> Non
         if flags:
             tally.flagged.append((label, reply.text, flags))
             tally.llm_flagged_n += step.detail["path"] == "llm"
-        if step.detail["path"] == "llm" and len(tally.examples) < 12:
+        if step.detail["path"] == "llm":
             tally.examples.append((template.text, reply.text))
     agent.phraser = recorder.inner
 
@@ -216,7 +223,7 @@ def demo_questions(agent: Agent, n: int, seed: int) -> list[str]:
     return [generator.question(chain, rng.choice(by_group[chain.start])) for chain in (rng.choice(chains) for _ in range(n))]
 
 
-def report(tally: Tally, rss: dict, load: tuple[float, float], threads: int) -> None:
+def report(tally: Tally, rss: dict, load: tuple[float, float], threads: int, shown_stops: int = 8, shown_examples: int = 12) -> None:
     attempted = sum(v for k, v in tally.paths.items() if k != "template by policy")
     judged = tally.judged
     worded = tally.paths["llm sentence"] + tally.paths["llm lead-in"] + tally.paths["llm parts"]
@@ -225,10 +232,15 @@ def report(tally: Tally, rss: dict, load: tuple[float, float], threads: int) -> 
         print(f"  {path:<26}{count:>6}  ({count / max(tally.answered, 1):.1%})")
     for reason, count in tally.policy.most_common():
         print(f"    {reason:<60}{count:>6}")
+    if tally.retried:
+        print(f"  of them, multi-hop answers the grammar stopped and the model wrote again from the path's subject: {sum(tally.retried.values())} ("
+              + ", ".join(f"{k} {v}" for k, v in tally.retried.most_common()) + ")")
     print(f"guard failure rate: {tally.rejections}/{judged} = {tally.rejections / max(judged, 1):.1%} of the model's outputs")
     print("  rejections by problem: " + ", ".join(f"{k} {v}" for k, v in tally.problems.most_common()))
     print(f"model calls: {attempted}, over their time budget: {tally.paths['timeout']}, failed: {tally.paths['error']}")
     print("threads per generation: " + ", ".join(f"{k}: {v}" for k, v in sorted(tally.threads.items())))
+    print(f"tokens written in finished single-sentence generations: {tally.tokens}, of them decoded in a batch as the rest of a name:"
+          f" {tally.forced} ({tally.forced / max(tally.tokens, 1):.0%})")
     print(f"audit: replies with an unsupported number or KG label: {len(tally.flagged)} (LLM-worded: {tally.llm_flagged_n})")
     for label, text, flags in tally.flagged[:10]:
         print(f"    [{label}] {text[:150]!r}: {flags[:4]}")
@@ -241,7 +253,7 @@ def report(tally: Tally, rss: dict, load: tuple[float, float], threads: int) -> 
     print(f"load average (1 min) at start / end: {load[0]:.1f} / {load[1]:.1f} on 2 cores — wall times include the neighbours, CPU times do not")
     if tally.stopped:
         print("\nstopped where the model wanted to leave the grammar, the first few (template: why):")
-        for template, why in tally.stopped[:8]:
+        for template, why in tally.stopped[:shown_stops]:
             print(f"  {template[:90]!r}: {why}")
     if tally.rejected:
         print("\nrejected by the guard, the first few of each problem (question: model output, problems):")
@@ -252,7 +264,7 @@ def report(tally: Tally, rss: dict, load: tuple[float, float], threads: int) -> 
                 shown.update(kinds)
                 print(f"  {question!r}: {output!r} {problems[:3]}")
     print("\nexamples (template -> phrased):")
-    for template, text in tally.examples:
+    for template, text in tally.examples[:shown_examples]:
         print(f"  {template}\n    -> {text}")
 
 
@@ -264,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--busy-neighbour", action="store_true", help="keep one core busy with another process while measuring")
     parser.add_argument("--no-grammar", action="store_true", help="unconstrained decoding: the guard alone judges the outputs")
     parser.add_argument("--demo", default=str(DEFAULT_KG), help="demo bundle folder")
+    parser.add_argument("--stops", type=int, default=8, help="how many generations the grammar stopped to print")
+    parser.add_argument("--examples", type=int, default=12, help="how many LLM-worded replies to print beside their templates")
     args = parser.parse_args(argv)
     logging.getLogger("bot.generation.phrasing.phraser").setLevel(logging.ERROR)  # timeouts and failures are counted below
     load0 = os.getloadavg()[0]
@@ -299,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(questions)} MetaQA dev + {n_demo} demo KG questions in {time.perf_counter() - started:.0f} s"
           + (", another process keeping one core busy" if args.busy_neighbour else ""))
     print(f"priming the model (shared prompt prefix, once per process): {primed:.1f} s CPU; grammar-constrained decoding: {'off' if args.no_grammar else 'on'}")
-    report(tally, rss, (load0, os.getloadavg()[0]), settings.llm_threads)
+    report(tally, rss, (load0, os.getloadavg()[0]), settings.llm_threads, args.stops, args.examples)
     return 0
 
 

@@ -230,10 +230,13 @@ class ScriptedModel:
         self.outputs = list(outputs)
         self.prompts = []
         self.grammars = []
+        self.prefixes = []
 
-    def chat(self, messages, max_tokens, budget_s, wait_s=None, finished=None, grammar=None):
+    def chat(self, messages, max_tokens, budget_s, wait_s=None, finished=None, grammar=None, spans=(), prefix="", doomed=None):
         self.prompts.append(messages)
+        self.doomed = doomed
         self.grammars.append(grammar)
+        self.prefixes.append(prefix)
         self.finished = finished
         out = self.outputs.pop(0)
         if isinstance(out, BaseException):
@@ -362,11 +365,81 @@ def test_the_other_films_of_a_value_may_be_said_with_that_value_as_the_subject(m
     facts.extra["path"] = ["Gus Van Sant"]
     template = template_sentence(facts, mini_agent.kg.bundle)
     task, _ = task_for(facts, template, mini_agent.kg.bundle)
-    assert task.topic_forms == ("Gus Van Sant also directed",)
-    active = phraser(ScriptedModel("Good Will Hunting's director Gus Van Sant also directed Milk."), mini_agent)
-    assert active.phrase(facts, template, {}).path == "llm"
-    facts.extra["path"] = ["Gus Van Sant", "Matt Damon"]  # whose other films: no single subject
-    assert task_for(facts, template_sentence(facts, mini_agent.kg.bundle), mini_agent.kg.bundle)[0].topic_forms == ()
+    assert task.topic_forms[:2] == ("Gus Van Sant also directed", "Gus Van Sant directed")
+    assert "share directors with Good Will Hunting" in task.topic_forms  # what the films have in common
+    for text in ["Good Will Hunting's director Gus Van Sant also directed Milk.", "Gus Van Sant directed Milk.",
+                 "The films that share directors with the film Good Will Hunting are Milk."]:
+        assert phraser(ScriptedModel(text), mini_agent).phrase(facts, template, {}).path == "llm", text
+    facts.extra["path"] = ["Gus Van Sant", "Matt Damon"]  # the values side by side as the subject
+    forms = task_for(facts, template_sentence(facts, mini_agent.kg.bundle), mini_agent.kg.bundle)[0].topic_forms
+    assert forms[0] == "Gus Van Sant and Matt Damon also directed"
+    facts.extra["path"] = ["Gus Van Sant", "Matt Damon", "Ben Affleck", "Robin Williams"]  # too many to be a subject
+    forms = task_for(facts, template_sentence(facts, mini_agent.kg.bundle), mini_agent.kg.bundle)[0].topic_forms
+    assert forms and all(form.startswith("share ") for form in forms)
+
+
+def test_a_stopped_path_is_tried_again_from_its_subject_and_a_stopped_fact_is_not(mini_agent):
+    """When the grammar stops a multi-hop sentence, the model starts again from the value the path starts from
+    ("Gus Van Sant also directed") and words the rest; a single fact keeps its template."""
+    from bot.generation.phrasing.model import LeftTheGrammar
+
+    facts = make_facts(["Milk"], "director", topic="Good Will Hunting", question="What else did the director of Good Will Hunting direct?")
+    facts.chain = (Hop("director", True), Hop("director", False))
+    facts.extra["path"] = ["Gus Van Sant"]
+    template = template_sentence(facts, mini_agent.kg.bundle)
+    model = ScriptedModel(LeftTheGrammar("the model wanted ' by'"), "Gus Van Sant also directed Milk.")
+    detail: dict = {}
+    assert phraser(model, mini_agent).phrase(facts, template, detail) == Sentence("Gus Van Sant also directed Milk.", "llm")
+    assert model.prefixes == ["", "Gus Van Sant also directed"] and "llm_retry" in detail
+    assert model.grammars[1].startswith("root ::= ") and '"Gus Van Sant also directed"' in model.grammars[1]
+    single = ScriptedModel(LeftTheGrammar("the model wanted ' by'"), "Gus Van Sant directed Good Will Hunting.")
+    detail = {}
+    assert phraser(single, mini_agent).phrase(GWH, template_sentence(GWH, mini_agent.kg.bundle), detail).path == "template"
+    assert single.prefixes == [""] and detail["llm"].startswith("stopped")
+
+
+@pytest.mark.parametrize(
+    "text, accepted",
+    [
+        ("Gus Van Sant directed films released in 1997 and 2008.", True),
+        ("Gus Van Sant also directed films released in 1997 and 2008.", True),
+        ("Gus Van Sant released films directed by Gus Van Sant in 1997 and 2008.", False),  # he directed them
+        ("Gus Van Sant also released films in 1997 and 2008.", False),
+        ("Gus Van Sant directed 2 films and released them in 1997 and 2008.", False),
+    ],
+)
+def test_guard_rejects_the_start_of_a_path_doing_what_its_last_relation_says(mini_agent, text, accepted):
+    facts = make_facts(["1997", "2008"], "publication_date", topic="Gus Van Sant", question="When were the films Gus Van Sant directed released?")
+    facts.chain = (Hop("director", False), Hop("publication_date", True))
+    facts.extra["path"] = ["Good Will Hunting", "Milk"]
+    template = template_sentence(facts, mini_agent.kg.bundle).text
+    verdict = FaithfulnessGuard(mini_agent.kg.labels, mini_agent.kg.bundle).check(text, facts, template, ["1997", "2008"])
+    assert verdict.ok is accepted, verdict.problems
+    assert accepted or any(p.startswith("reversed 'publication_date'") for p in verdict.problems)
+    model = ScriptedModel(text)  # the phraser stops such a sentence as soon as its verb is written
+    guard = FaithfulnessGuard(mini_agent.kg.labels, mini_agent.kg.bundle)
+    Phraser(model, mini_agent.kg.bundle, guard, Settings()).phrase(facts, template_sentence(facts, mini_agent.kg.bundle), {})
+    verb = "directed" if accepted else "released"
+    assert bool(model.doomed(text[: text.index(verb) + len(verb) + 1])) is not accepted
+    assert not model.doomed(text[: text.index(verb) + 3])  # a word being written is not judged yet
+
+
+def test_a_name_followed_by_a_comma_is_no_subject(mini_agent):
+    facts = make_facts(["Robin Williams"], "cast_member", topic="Gus Van Sant", question="Who acted in the films directed by Gus Van Sant?")
+    facts.chain = (Hop("director", False), Hop("cast_member", True))
+    guard = FaithfulnessGuard(mini_agent.kg.labels, mini_agent.kg.bundle)
+    assert not guard.wrong_subject("The films directed by Gus Van Sant, starring Robin Williams.", facts)
+    assert guard.wrong_subject("Gus Van Sant starred Robin Williams in his films.", facts)
+
+
+def test_guard_rejects_a_film_as_the_subject_of_its_values_sentence_in_a_lead_in(mini_agent):
+    facts = make_facts(["Robin Williams", "Matt Damon", "Ben Affleck", "Minnie Driver"], "cast_member", question="Who starred in Good Will Hunting?")
+    guard = FaithfulnessGuard(mini_agent.kg.labels, mini_agent.kg.bundle)
+    template = "The cast of Good Will Hunting in my knowledge graph has 4 people:"
+    names = [a.label for a in facts.answers]
+    assert guard.check("Good Will Hunting stars these 4 cast members:", facts, template, [], absent=names).ok
+    verdict = guard.check("Good Will Hunting starred in these 4 cast members:", facts, template, [], absent=names)
+    assert not verdict.ok and any(p.startswith("reversed 'cast_member'") for p in verdict.problems), verdict.problems
 
 
 def test_handler_sentences_and_long_crowd_lists_keep_their_template(mini_agent):
@@ -463,3 +536,30 @@ def test_auto_threads_use_the_idle_cores_and_one_when_a_neighbour_is_busy(monkey
 def test_the_run_queue_is_read_from_the_kernel():
     found = llm_model.runnable_elsewhere()
     assert found is not None and found >= 0  # Linux; elsewhere auto threads stay at one
+
+
+def test_a_piece_of_a_name_is_no_name_the_model_may_write_alone(mini_agent):
+    """"Oscar and Lucinda" in the question gives the capitalised runs "Oscar" and "Lucinda"; written alone
+    they would name someone else, so only the whole title is allowed."""
+    facts = make_facts(["Drama"], "genre", topic="Oscar and Lucinda", question="what genre is Oscar and Lucinda in IMDb")
+    template = template_sentence(facts, mini_agent.kg.bundle)
+    task, _ = task_for(facts, template, mini_agent.kg.bundle)
+    shape = phraser(ScriptedModel(), mini_agent).shape(task, facts, template.text)
+    assert "Lucinda" not in shape.names and "Oscar" not in shape.names and "IMDb" in shape.names
+
+
+def test_films_with_one_condition_are_phrased_as_that_values_films_and_more_conditions_keep_the_template(mini_agent):
+    bundle = mini_agent.kg.bundle
+    drama = LinkedEntity("drama film", "http://test.invalid/drama", "drama film", 100.0, "genre")
+    answers = [Answer("Milk", "http://test.invalid/Milk"), Answer("Good Will Hunting", "http://test.invalid/GWH")]
+    condition = {"relations": ["genre"], "op": "in", "said": "dramas", "noun": "genre", "group": "genre", "values": ["drama film"]}
+    facts = Facts("factual", "which films are dramas", answers, [], [drama], (),
+                  extra={"composition": {"form": "films", "constraints": [condition], "said": ["dramas"], "total": 2}})
+    task, why = task_for(facts, Sentence("Films in the genre drama film: Milk and Good Will Hunting."), bundle)
+    assert task is not None, why
+    assert task.topic == "drama film" and task.values == ("Milk", "Good Will Hunting") and task.chain == (Hop("genre", False),)
+    year = {"relations": ["publication_date"], "op": "year>=", "said": "after 2000", "noun": "", "group": "", "values": ["2000"]}
+    facts.extra["composition"]["constraints"] = [condition, year]
+    assert task_for(facts, Sentence("Films in the genre drama film, after 2000: Milk."), bundle)[0] is None
+    facts.extra["composition"].update(constraints=[condition], total=7)  # a list cut short: "these 2 films" would be wrong
+    assert task_for(facts, Sentence("Films in the genre drama film: Milk, Good Will Hunting and 5 more."), bundle)[0] is None

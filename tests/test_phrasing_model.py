@@ -10,6 +10,7 @@ import os
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from bot.agent import Agent
@@ -244,6 +245,18 @@ def test_a_multi_hop_sentence_may_start_from_the_value_its_path_starts_from(llm_
     assert not _grammar_accepts(model, other, "The Color of Friendship's director Kevin Hooks directed films released in 1992 and 1996.")
 
 
+def test_one_word_values_may_stand_side_by_side_and_a_colon_may_introduce_them(llm_agent):
+    from bot.generation.phrasing.grammar import SentenceShape
+
+    model = llm_agent.phraser.model
+    tags = sentence_grammar(SentenceShape("Yogi Bear", ("animated", "bear")))
+    for text in ["Yogi Bear is an animated bear movie.", "Yogi Bear is a bear animated film.", "Yogi Bear is tagged: animated and bear."]:
+        assert _grammar_accepts(model, tags, text), text
+    assert not _grammar_accepts(model, tags, "Yogi Bear is an animated movie.")  # every value, still
+    people = sentence_grammar(SentenceShape("Milk", ("Sean Penn", "Josh Brolin")))
+    assert not _grammar_accepts(model, people, "Milk stars sean penn josh brolin.")  # names are no adjectives
+
+
 @pytest.mark.parametrize("question", ["Who directed Good Will Hunting?", "What is the genre of Milk?"])
 def test_masking_the_top_candidates_writes_what_the_grammar_over_the_whole_vocabulary_writes(llm_agent, question):
     """GrammarMask only asks the grammar about the best tokens; greedy decoding then picks the same token
@@ -264,6 +277,62 @@ def test_masking_the_top_candidates_writes_what_the_grammar_over_the_whole_vocab
         whole = model._llm.create_chat_completion(task.messages(), temperature=0.0, max_tokens=48, stop=["\n"],
                                                   grammar=LlamaGrammar.from_string(grammar, verbose=False))["choices"][0]["message"]["content"]
     assert masked == whole and masked.endswith(".")
+
+
+@pytest.mark.parametrize("question", ["Who directed Good Will Hunting?", "Who starred in Milk?"])
+def test_the_rest_of_a_name_is_decoded_in_one_batch_and_the_sentence_stays_the_same(llm_agent, question):
+    """Once the model has begun a name the grammar writes whole, its rest is evaluated in one batch: the model
+    takes fewer steps and writes the same sentence as decoding token by token."""
+    from bot.generation.phrasing.grammar import whole_spans
+
+    phraser = llm_agent.phraser
+    facts, template = _facts_and_template(llm_agent, question)
+    task, _ = task_for(facts, template, llm_agent.kg.bundle)
+    shape = phraser.shape(task, facts, template.text)
+    grammar = sentence_grammar(shape)
+    model = phraser.model
+    model.grammar_min_mass = 0.0
+    try:
+        stepwise = model.chat(task.messages(), 48, 120.0, grammar=grammar)
+        batched = model.chat(task.messages(), 48, 120.0, grammar=grammar, spans=whole_spans(shape))
+    finally:
+        model.grammar_min_mass = GRAMMAR_MIN_MASS
+    assert batched.text == stepwise.text and batched.text.endswith(".")
+    assert stepwise.forced == 0 and batched.forced > 0
+
+
+def _mask(model: LocalModel, shape):
+    from bot.generation.phrasing.grammar import whole_spans
+    from bot.generation.phrasing.model import GrammarMask
+
+    return GrammarMask(model._llm, sentence_grammar(shape), min_mass=0.0, spans=whole_spans(shape))
+
+
+def _forced_after(model: LocalModel, shape, text: str) -> str:
+    """What the mask forces after the model wrote `text` (the prompt is one token)."""
+    mask = _mask(model, shape)
+    try:
+        prompt = [model._llm.token_bos()]
+        mask(prompt, np.zeros(model._llm.n_vocab(), dtype=np.float32))  # the first step: the mask learns where the prompt ends
+        tokens = model._llm.tokenize(text.encode(), add_bos=False, special=False)
+        return model._llm.detokenize(mask.forced(prompt + tokens)).decode()
+    finally:
+        mask.close()
+
+
+def test_only_a_name_no_other_span_shares_is_forced(llm_agent):
+    from bot.generation.phrasing.grammar import SentenceShape
+
+    model = llm_agent.phraser.model
+    one = SentenceShape("Good Will Hunting", ("Gus Van Sant",))
+    assert _forced_after(model, one, "Good Will Hunting was directed by Gus") == " Van Sant"
+    assert _forced_after(model, one, "Good") == " Will Hunting"  # at the start, without a space
+    assert _forced_after(model, one, "Good Will Hunting was directed by") == ""  # no name begun
+    assert _forced_after(model, one, "The") == ""  # an opener: the grammar lets many words follow
+    two = SentenceShape("Francis Ford Coppola", ("The Godfather", "The Godfather Part II"))
+    assert _forced_after(model, two, "Francis Ford Coppola directed The God") == "father"  # both titles go on so
+    assert _forced_after(model, two, "Francis Ford Coppola directed The Godfather") == ""  # one ends here, one goes on
+    assert _forced_after(model, two, "Francis") == " Ford Coppola"
 
 
 def test_every_phrased_answer_keeps_to_the_grammar_of_its_facts(llm_agent):

@@ -97,7 +97,7 @@ class SentenceShape:
     lead_in: bool = False  # ends with a colon instead of a full stop
     opener: tuple[str, ...] = ()  # the sentence must start with one of these ("Yes", "According to the crowd")
     topic_first: bool = False  # nothing but the opener before the topic (a comparison's winner is its subject)
-    max_items: int = 8  # words (or names, numbers) between the topic and the values, and after them
+    max_items: int = 8  # words (or names, numbers) before the topic, between it and the values, and after them
     claim: tuple[str, ...] = ()  # one of these must occur ("genre" / "genres": what the values are; "longer")
     topic_forms: tuple[str, ...] = ()  # other ways to write the topic ("Jeremy Jordan starred in" for "starring Jeremy Jordan")
 
@@ -111,6 +111,16 @@ def value_forms(value: str) -> list[str]:
     if value.islower():
         forms.append(string.capwords(value))
     return forms
+
+
+def whole_spans(shape: SentenceShape) -> tuple[str, ...]:
+    """The strings the grammar of `shape` writes whole and that start with a capital or a digit: its names,
+    numbers, values and openers. Lower-case ones are left out, since the grammar's free words can begin
+    like them ("dramatic" for "drama"). Once the model has begun one of these, and no other one begins
+    the same way, the rest of it is fixed (LocalModel.chat decodes it in one batch)."""
+    spans = [*OPENERS, *shape.opener, shape.topic, *shape.topic_forms, *shape.names, *shape.numbers]
+    spans += [form for value in shape.values for form in value_forms(value)]
+    return tuple(s for s in dict.fromkeys(spans) if s[:1].isupper() or s[:1].isdigit())
 
 
 def sentence_grammar(shape: SentenceShape) -> str:
@@ -129,7 +139,11 @@ def sentence_grammar(shape: SentenceShape) -> str:
     if shape.values:
         # a few values in any order ("a mystery and drama film"), a longer list in the order of the facts
         orders = itertools.permutations(range(len(shape.values))) if len(shape.values) <= 3 else [range(len(shape.values))]
-        lines.append("values ::= " + " | ".join("(" + " join ".join(f"v{i}" for i in order) + ")" for order in orders))
+        listed = ["(" + " join ".join(f"v{i}" for i in order) + ")" for order in orders]
+        if len(shape.values) <= 3 and all(v.isalpha() for v in shape.values):  # one-word values side by side, in lower
+            listed += ["(" + " \" \" ".join(literal(shape.values[i].lower()) for i in order) + ")"  # case: "an animated bear movie"
+                       for order in itertools.permutations(range(len(shape.values)))]
+        lines.append("values ::= " + " | ".join(listed))
         lines += [f"v{i} ::= {alternatives(value_forms(v))}" for i, v in enumerate(shape.values)]
         lines.append('join ::= ", " | " and " | ", and "')
     end = '(":" | ".")' if shape.lead_in else '")"? "."'  # a lead-in's full stop becomes the list's colon (PhrasingTask.assemble)
@@ -157,7 +171,7 @@ def sentence_grammar(shape: SentenceShape) -> str:
         if not shape.topic_first:
             forms.append(f"({start('leadc', 'mid')}) tail")
         lines += [f"claim ::= {alternatives(shape.claim)}",
-                  "leadc ::= first (sp item){0,6} sp claim (sp item){0,6} sp",
+                  f"leadc ::= first (sp item){{0,{shape.max_items}}} sp claim (sp item){{0,{shape.max_items}}} sp",
                   f"midc ::= sp (item sp){{0,{shape.max_items}}} claim sp (item sp){{0,{shape.max_items}}}",
                   f"tailc ::= (sp item){{0,{shape.max_items}}} sp claim (sp item){{0,{shape.max_items}}}"]
         root = f"root ::= ({' | '.join(forms)}) {end}"
@@ -165,12 +179,12 @@ def sentence_grammar(shape: SentenceShape) -> str:
         root = f"root ::= ({start('lead', 'mid')}) tail {end}"
     rules = [
         root,
-        "lead ::= first (sp item){0,6} sp",
+        f"lead ::= first (sp item){{0,{shape.max_items}}} sp",
         f"first ::= opener{' | name possessive?' if names else ''}",  # "The Color of Friendship's director Kevin Hooks also directed ..."
         f"opener ::= {alternatives(OPENERS)}",
         f"mid ::= sp (item sp){{0,{shape.max_items}}}",
         f"tail ::= (sp item){{0,{shape.max_items}}}",
-        'sp ::= " " | ", " | "; " | " (" | ") " | " - "',
+        'sp ::= " " | ", " | "; " | ": " | " (" | ") " | "): " | " - "',
         f"item ::= {' | '.join(items)}",
         "possessive ::= \"'s\"",
         *lines,

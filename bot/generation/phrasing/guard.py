@@ -79,6 +79,11 @@ def phrase_key(text: str) -> tuple[str, ...]:
     return tuple(f for _, f in words(canonical_dates(text)))
 
 
+def _spaced(name: str) -> str:
+    """A regular expression for `name` with any run of spaces between its words."""
+    return r"\s+".join(re.escape(w) for w in name.split())
+
+
 def find_phrase(sequence: list[str], phrase: tuple[str, ...]) -> list[int]:
     """Start positions of `phrase` in the folded word `sequence`."""
     n = len(phrase)
@@ -202,7 +207,39 @@ class FaithfulnessGuard:
         problems += self._unsupported_vocabulary(sequence, covered, evidence, facts)
         problems += self._other_relations(sequence, covered, facts, template)
         problems += self._reversed(sequence, facts)
+        problems += self.wrong_subject(text + " ", facts)
         return Verdict(not problems, tuple(dict.fromkeys(problems)))
+
+    def wrong_subject(self, text: str, facts: Facts) -> list[str]:
+        """A name made the subject of what it did not do, even where no value follows: a film with the words of
+        a value's sentence ("Brother Bear starred in these 9 cast members", said "X starred in F"), and the name
+        a path starts from with the wording of the path's last relation ("Raymond F. Jones released the film
+        written by Raymond F. Jones in 1955", for the release date of the film he wrote). Once written, such
+        words stay wrong whatever follows, so the phraser also asks while the model writes."""
+        if self.bundle is None:
+            return []
+        problems = []
+        films = [e.label for e in facts.topic] if len(facts.chain) == 1 and facts.chain[0].to_value else []
+        for name in [h.relation for h in facts.chain] if films else []:
+            relation = self.bundle.relations.get(name)
+            pattern = inverse(relation, VALUE_SLOT, [FILM_SLOT]) if relation is not None and relation.is_entity else ""
+            verb = pattern.split(FILM_SLOT)[0][len(VALUE_SLOT) :].split() if pattern.startswith(VALUE_SLOT) and FILM_SLOT in pattern else []
+            for film in films if verb else []:
+                if re.search(rf"(?<!\w){_spaced(film)}\s+{_spaced(' '.join(verb))}\s+(?!by\b)\w", text, re.IGNORECASE):
+                    problems.append(f"reversed {name!r}: {film!r} as the subject of {' '.join(verb)!r}")
+        if len(facts.chain) > 1 and facts.topic:
+            first, last = facts.chain[0].relation, facts.chain[-1].relation
+            wrong = self.cues.get(last, frozenset()) - self.cues.get(first, frozenset())
+            starts = facts.extra.get("path", []) if facts.chain[0].to_value else [facts.topic[0].label]
+            for name in starts:
+                for match in re.finditer(rf"(?<!\w){_spaced(name)}\s+", text, re.IGNORECASE):
+                    rest = text[match.end() :]
+                    clause = re.split(r"[,.;:()]", rest, maxsplit=1)[0]
+                    done = re.findall(r"[\w']+(?=\W)", clause + (" " if len(clause) < len(rest) else ""))  # whole words only
+                    verbs = done[1:2] if done[:1] == ["also"] else done[:1]  # its verb, and any verb joined to it by "and"
+                    verbs += [w for before, w in zip(done, done[1:]) if before == "and"]
+                    problems += [f"reversed {last!r}: {name!r} as the subject of {v!r}" for v in verbs if fold(v) in wrong]
+        return problems
 
     def _reversed(self, sequence: list[str], facts: Facts) -> list[str]:
         """Facts stated the wrong way round: "Rashomon directed Akira Kurosawa" keeps every name of "Akira Kurosawa

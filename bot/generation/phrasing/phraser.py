@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from bot.core.config import Settings
 from bot.core.contracts import Facts, Sentence
-from bot.generation.phrasing.grammar import SentenceShape, sentence_grammar
+from bot.generation.phrasing.grammar import SentenceShape, sentence_grammar, whole_spans
 from bot.generation.phrasing.guard import NEGATIONS, FaithfulnessGuard, Verdict, words
 from bot.generation.phrasing.model import GenerationTimeout, LeftTheGrammar, LocalModel
 from bot.generation.phrasing.prompt import PRIMER, PhrasingTask, task_for
@@ -98,13 +98,34 @@ class Phraser:
                 verdicts[output] = verdict
             return verdicts[output]
 
+        def doomed(output: str) -> str:
+            """Why the words so far cannot end in a sentence the guard accepts ("Matt Lang released"), or ""."""
+            return "; ".join(self.guard.wrong_subject(output, judged))
+
         def finished(output: str) -> bool:
             """A complete sentence the guard accepts: the model would only add the end token."""
             return output.rstrip().endswith(SENTENCE_ENDS) and judge(output).ok
 
-        grammar = sentence_grammar(self.shape(task, judged, sentence.text)) if self.grammar else None
+        shape = self.shape(task, judged, sentence.text)
+        started = time.monotonic()
+
+        def generate(shape: SentenceShape, budget_s: float, prefix: str = ""):
+            grammar = sentence_grammar(shape) if self.grammar else None
+            return self.model.chat(task.messages(), self.max_tokens, budget_s, self.wait_s, finished, grammar=grammar,
+                                   spans=whole_spans(shape), prefix=prefix, doomed=doomed)
+
         try:
-            generation = self.model.chat(task.messages(), self.max_tokens, budget_s, self.wait_s, finished, grammar=grammar)
+            try:
+                generation = generate(shape, budget_s)
+            except LeftTheGrammar as exc:
+                # a path said another way: once more, from the value the path starts from as the subject
+                # ("Kevin Hooks also directed ..."); the model words the rest (its prompt is still cached)
+                left = budget_s - (time.monotonic() - started)
+                subject = next((form for form in task.topic_forms if form[:1].isupper()), "")
+                if not (self.grammar and subject and left > 0):
+                    raise
+                detail["llm_retry"] = f"{subject!r} after: {exc}"
+                generation = generate(replace(shape, topic=subject, topic_forms=(), topic_first=True), left, subject)
         except GenerationTimeout as exc:
             log.warning("phrasing fell back to the template: %s", exc)
             detail["llm"] = f"timeout: {exc}"
@@ -116,7 +137,7 @@ class Phraser:
             log.warning("phrasing fell back to the template: the model failed (%s)", exc)
             detail["llm"] = f"error: {exc}"
             return sentence
-        detail.update(llm_ms=round(generation.ms, 1), llm_tokens=generation.tokens, llm_threads=generation.threads)
+        detail.update(llm_ms=round(generation.ms, 1), llm_tokens=generation.tokens, llm_forced=generation.forced, llm_threads=generation.threads)
         text = clean_output(generation.text)
         verdict = judge(generation.text)
         detail["llm"] = "lead-in" if task.lead_in else "sentence"
@@ -130,8 +151,11 @@ class Phraser:
         question and the template, none of the words the guard would reject."""
         names = {*task.names, *(a.label for a in facts.answers if a.label not in task.listed)}
         names |= {f.subject_label for f in facts.facts} | {f.value_label for f in facts.facts if f.value_label not in task.listed}
-        for text in (facts.question, template):  # capitalised words of the question and the template ("IMDb")
-            names |= set(re.findall(r"\b[A-Z][\w'-]*(?: [A-Z][\w'-]*)*", text))
+        known = set(names)
+        for text in (facts.question, template):  # capitalised words of the question and the template ("IMDb"), but not
+            for found in re.findall(r"\b[A-Z][\w'-]*(?: [A-Z][\w'-]*)*", text):  # a piece of a name ("Lucinda" of "Oscar and Lucinda")
+                if not any(found != name and re.search(rf"(?<!\w){re.escape(found)}(?!\w)", name) for name in known):
+                    names.add(found)
         names -= set(task.listed) | set(task.values) | {task.topic, *task.topic_forms}
         draft = task.replaces or template
         numbers = {m.group() for text in (draft, facts.question, task.suffix) for m in re.finditer(r"\d+(?:[.,]\d+)*", text)}
@@ -141,7 +165,7 @@ class Phraser:
         excluded = self.guard.forbidden_words(facts, template) | (NEGATIONS - said) | set(task.opposite)
         return SentenceShape(task.topic, task.values, tuple(sorted(n for n in names if n)), tuple(sorted(numbers)), frozenset(excluded),
                              lead_in=task.lead_in, opener=task.opener, topic_first=task.topic_first, claim=task.claim, topic_forms=task.topic_forms,
-                             max_items=max(3, min(12, (task.max_words - len(words(" ".join([task.topic, *task.values])))) // 2)))
+                             max_items=max(6, min(20, (task.max_words - len(words(" ".join([task.topic, *task.values])))) // 2)))
 
 
 def clean_output(text: str) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.core.contracts import Facts, Hop, Sentence
 from bot.core.kinds import Kind, spec
@@ -50,6 +50,13 @@ EXAMPLES = [
     {"role": "assistant", "content": "Dooley Wilson appeared in Casablanca."},
     {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: how long is Casablanca\nFacts (the duration of Casablanca): 102 minutes"},
     {"role": "assistant", "content": "Casablanca runs 102 minutes."},
+    # multi-hop answers: the path said with the name it starts from as the subject, and what the values are
+    {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: what genres are the movies starring Dooley Wilson\nFacts (the genres of the 2 films starring Dooley Wilson): Drama; Musical\nName all 2 of them."},
+    {"role": "assistant", "content": "Dooley Wilson starred in films of the genres Drama and Musical."},
+    {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: who directed the films written by Julius Epstein\nFacts (the director of the 3 films written by Julius Epstein): Michael Curtiz"},
+    {"role": "assistant", "content": "Michael Curtiz directed the 3 films written by Julius Epstein."},
+    {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: when were the other films by the director of Casablanca released\nFacts (the release dates of the other films directed by the director of Casablanca (Michael Curtiz)): 9 release dates, listed after your words.\nWrite only a short lead-in that ends with a colon. Do not list them."},
+    {"role": "assistant", "content": "Michael Curtiz also directed films released in these 9 years:"},
 ]
 
 # the shared start of every prompt, evaluated once when the model loads; the kind comes first so that
@@ -193,8 +200,9 @@ def task_for(facts: Facts, template: Sentence, bundle) -> tuple[PhrasingTask | N
 
 def active_topic(facts: Facts, bundle) -> tuple[str, ...]:
     """The films of a path said with the value they share as the subject, as the template says a value's films:
-    "Jeremy Jordan starred in" for "films starring Jeremy Jordan", and "Kevin Hooks also directed" for "the other
-    films directed by the director of The Color of Friendship (Kevin Hooks)" (or () for other paths).
+    "Jeremy Jordan starred in" for "films starring Jeremy Jordan"; for "the other films directed by the director
+    of The Color of Friendship (Kevin Hooks)", "Kevin Hooks also directed", "Kevin Hooks directed" and "share
+    directors with The Color of Friendship" (or () for other paths).
 
     Asked about the genres of the films starring Jeremy Jordan, the model mostly starts "Jeremy Jordan starred
     in 2 films ..."; with the path's noun phrase as the only form of the topic the grammar stopped it there."""
@@ -202,19 +210,27 @@ def active_topic(facts: Facts, bundle) -> tuple[str, ...]:
     if not facts.topic or any(h.relation not in bundle.relations for h in hops[:2]):
         return ()
     if not hops[0].to_value:  # from the topic to its films
-        return _films_of(bundle.relations[hops[0].relation], display_name(facts.topic[0]), "")
-    if not hops[1].to_value and len(path) == 1:  # from the topic to one value, then to that value's other films
-        return _films_of(bundle.relations[hops[1].relation], path[0], " also")
-    return ()
+        return _films_of(bundle.relations[hops[0].relation], display_name(facts.topic[0]), ("",))
+    if hops[1].to_value or not path:
+        return ()
+    # from the topic to its values, then to their other films: what those values did, or what the films share
+    relation = bundle.relations[hops[1].relation]
+    forms = _films_of(relation, join_labels(path), (" also", "")) if len(path) <= 3 else ()
+    if hops[0].relation == hops[1].relation:
+        film = display_name(facts.topic[0])
+        nouns = dict.fromkeys([relation.plural, relation.noun, *(f"{s}s" for s in relation.synonyms)])
+        forms += tuple(f"share {noun} with {the}{film}" for noun in nouns for the in ("", "the film ", "the movie "))
+    return forms
 
 
-def _films_of(relation, value: str, adverb: str) -> tuple[str, ...]:
-    """The template's sentence for the films of `value` up to the films ("Kevin Hooks directed"), `adverb` after the value."""
+def _films_of(relation, value: str, adverbs: tuple[str, ...]) -> tuple[str, ...]:
+    """The template's sentence for the films of `value` up to the films ("Kevin Hooks directed"), with each of
+    `adverbs` after the value ("Kevin Hooks also directed")."""
     said = inverse(relation, value, [FILM_SLOT])
     head = said.split(FILM_SLOT)[0].strip()
     if FILM_SLOT not in said or not head.startswith(value) or head == value:
         return ()
-    return (value + adverb + head[len(value) :],)
+    return tuple(value + adverb + head[len(value) :] for adverb in adverbs)
 
 
 def _recommendation(facts: Facts, template: Sentence) -> tuple[PhrasingTask | None, str]:
@@ -236,6 +252,13 @@ def _composition(facts: Facts, template: Sentence, bundle) -> tuple[PhrasingTask
     c = facts.extra["composition"]
     if c.get("missing") or c.get("tie"):
         return None, "this answer keeps its template"
+    if c["form"] == "films" and len(c.get("constraints", [])) == 1 and c.get("total") == len(facts.answers):
+        only = c["constraints"][0]  # films with one condition ("what movies are about hoodoo"): a value's films
+        if only["op"] == "in" and len(only["relations"]) == 1 and only["relations"][0] in bundle.relations \
+                and [e.label for e in facts.topic] == only["values"]:
+            chain = (Hop(only["relations"][0], False),)
+            task, why = task_for(replace(facts, chain=chain, extra={k: v for k, v in facts.extra.items() if k != "composition"}), template, bundle)
+            return (replace(task, chain=chain) if task else None), why
     if c["form"] == "verification" and len(c["relations"]) == 1 and c.get("values") and not c.get("any") \
             and c["relations"][0] in bundle.relations and len(c["values"]) <= LEAD_IN_OVER:
         relation = bundle.relations[c["relations"][0]]
