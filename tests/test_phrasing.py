@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -563,3 +564,24 @@ def test_films_with_one_condition_are_phrased_as_that_values_films_and_more_cond
     assert task_for(facts, Sentence("Films in the genre drama film, after 2000: Milk."), bundle)[0] is None
     facts.extra["composition"].update(constraints=[condition], total=7)  # a list cut short: "these 2 films" would be wrong
     assert task_for(facts, Sentence("Films in the genre drama film: Milk, Good Will Hunting and 5 more."), bundle)[0] is None
+    many = [Answer(f"Film {c}", f"http://test.invalid/{c}") for c in "ABCDEF"]
+    facts = replace(facts, answers=many)
+    facts.extra["composition"].update(total=6)
+    listed = Sentence("Films in the genre drama film: Film A (1990), Film B, Film C, Film D, Film E and Film F.")
+    task, _ = task_for(facts, listed, bundle)
+    assert task.lead_in and task.assemble("These 6 films are dramas:") == listed.text.replace("Films in the genre drama film:", "These 6 films are dramas:")
+
+
+def test_a_relation_said_with_a_participle_must_be_named_in_a_phrased_sentence(mini_agent):
+    """"F is tagged V", "F was released in V": without its word the sentence says something else ("Van Gogh is a
+    painter" for the tag "painter"); a genre may be said as "a drama film" without the word "genre"."""
+    bundle = mini_agent.kg.bundle
+    dated = make_facts(["1997"], "publication_date", question="When was Good Will Hunting released?")
+    template = template_sentence(dated, bundle)
+    task, _ = task_for(dated, template, bundle)
+    assert "released" in task.claim
+    guard = FaithfulnessGuard(mini_agent.kg.labels, bundle)
+    assert phraser(ScriptedModel("Good Will Hunting came out in 1997."), mini_agent).phrase(dated, template, {}).path == "llm-rejected"
+    assert Phraser(ScriptedModel("Good Will Hunting was released in 1997."), bundle, guard, Settings()).phrase(dated, template, {}).path == "llm"
+    genre = make_facts(["drama film"], "genre", question="What genre is Good Will Hunting?")
+    assert task_for(genre, template_sentence(genre, bundle), bundle)[0].claim == ()

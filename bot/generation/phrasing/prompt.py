@@ -8,8 +8,8 @@ from dataclasses import dataclass, replace
 from bot.core.contracts import Facts, Hop, Sentence
 from bot.core.kinds import Kind, spec
 from bot.core.text import join_labels
-from bot.generation.phrasing.guard import FILM_SLOT, relation_cues, words
-from bot.generation.sentences import LIST_INLINE, LIST_LIMIT, inverse, shown
+from bot.generation.phrasing.guard import FILM_SLOT, VALUE_SLOT, relation_cues, words
+from bot.generation.sentences import LIST_INLINE, LIST_LIMIT, forward, inverse, shown
 from bot.generation.templates import COMPARATIVE_WORDS, describe_chain, display_name, measure, path_phrase
 
 LEAD_IN_OVER = LIST_INLINE  # longer lists are printed by the template; the model writes only their lead-in
@@ -190,12 +190,24 @@ def task_for(facts: Facts, template: Sentence, bundle) -> tuple[PhrasingTask | N
         topic = re.sub(r"^(?:the )?(?:\d+ )?(?:films?|movies?) ", "", path_phrase(facts, bundle))
         # the relation's noun, or a word that says it ("starred" for the cast)
         claim = (last.noun, last.plural, *last.synonyms, *sorted(relation_cues(bundle).get(last.name, ()))) if last else ()
+    elif last is not None and (participle := _participle(last)):
+        claim = (participle, last.noun, last.plural, *last.synonyms)
     forms = active_topic(facts, bundle) if len(facts.chain) > 1 else ()
     if long_list:
         return PhrasingTask(facts.question, facts.kind, topic, asked, (), value_noun, sources, template.text, listed=values, names=names,
                             claim=claim, topic_forms=forms), ""
     return PhrasingTask(facts.question, facts.kind, topic, asked, values, value_noun, sources, template.text, names=names, claim=claim,
                         topic_forms=forms), ""
+
+
+def _participle(relation) -> str:
+    """The participle of a relation whose sentence is "F is tagged V" ("tagged", "rated", "based"), or "".
+
+    Such a relation must be named in a phrased sentence: without its word, "Van Gogh is a painter" (for
+    the tag "painter") and "The Clock is described as Vincente Minnelli" say something else."""
+    said = forward(relation, FILM_SLOT, [VALUE_SLOT])
+    found = re.search(rf"{FILM_SLOT} (?:is|are|was|were) ([a-z]+ed) (?:[a-z]+ )?{VALUE_SLOT}", said)
+    return found.group(1) if found else ""
 
 
 def active_topic(facts: Facts, bundle) -> tuple[str, ...]:
@@ -258,6 +270,8 @@ def _composition(facts: Facts, template: Sentence, bundle) -> tuple[PhrasingTask
                 and [e.label for e in facts.topic] == only["values"]:
             chain = (Hop(only["relations"][0], False),)
             task, why = task_for(replace(facts, chain=chain, extra={k: v for k, v in facts.extra.items() if k != "composition"}), template, bundle)
+            if task is not None and task.listed and ": " in template.text:  # the template's own list follows the lead-in
+                task = replace(task, replaces=template.text[: template.text.index(": ") + 1])  # (years tell namesakes apart)
             return (replace(task, chain=chain) if task else None), why
     if c["form"] == "verification" and len(c["relations"]) == 1 and c.get("values") and not c.get("any") \
             and c["relations"][0] in bundle.relations and len(c["values"]) <= LEAD_IN_OVER:
