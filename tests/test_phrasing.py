@@ -585,3 +585,12 @@ def test_a_relation_said_with_a_participle_must_be_named_in_a_phrased_sentence(m
     assert Phraser(ScriptedModel("Good Will Hunting was released in 1997."), bundle, guard, Settings()).phrase(dated, template, {}).path == "llm"
     genre = make_facts(["drama film"], "genre", question="What genre is Good Will Hunting?")
     assert task_for(genre, template_sentence(genre, bundle), bundle)[0].claim == ()
+
+
+def test_guard_rejects_a_value_that_did_something_to_its_own_relation(mini_agent):
+    guard = FaithfulnessGuard(mini_agent.kg.labels, mini_agent.kg.bundle)
+    for text, accepted in [("Matt Damon and Ben Affleck are the screenwriters of Good Will Hunting.", True),
+                           ("Matt Damon and Ben Affleck wrote Good Will Hunting.", True),
+                           ("Matt Damon and Ben Affleck wrote the screenwriters of Good Will Hunting.", False)]:
+        verdict = guard.check(text, WRITERS, WRITERS_TEMPLATE, ["Matt Damon", "Ben Affleck"])
+        assert verdict.ok is accepted, (text, verdict.problems)

@@ -253,6 +253,8 @@ def test_one_word_values_may_stand_side_by_side_and_a_colon_may_introduce_them(l
     for text in ["Yogi Bear is an animated bear movie.", "Yogi Bear is a bear animated film.", "Yogi Bear is tagged: animated and bear."]:
         assert _grammar_accepts(model, tags, text), text
     assert not _grammar_accepts(model, tags, "Yogi Bear is an animated movie.")  # every value, still
+    tagged = sentence_grammar(SentenceShape("nick frost", ("Hot Fuzz", "Paul")))
+    assert _grammar_accepts(model, tagged, "Nick Frost is a tag of Hot Fuzz and Paul.")  # a lower-case tag as a name
     people = sentence_grammar(SentenceShape("Milk", ("Sean Penn", "Josh Brolin")))
     assert not _grammar_accepts(model, people, "Milk stars sean penn josh brolin.")  # names are no adjectives
 

@@ -102,6 +102,11 @@ class SentenceShape:
     topic_forms: tuple[str, ...] = ()  # other ways to write the topic ("Jeremy Jordan starred in" for "starring Jeremy Jordan")
 
 
+def topic_forms(topic: str) -> list[str]:
+    """How the topic may be written: as the KG has it, and a lower-case tag with capitals ("Nick Frost" for "nick frost")."""
+    return [topic, string.capwords(topic)] if topic.islower() else [topic]
+
+
 def value_forms(value: str) -> list[str]:
     """How a value may be written: as the KG has it, a short one in lower case ("a comedy film"), a
     lower-case tag with capitals ("Woody Allen" for the tag "woody allen"). The guard compares folded words."""
@@ -118,7 +123,7 @@ def whole_spans(shape: SentenceShape) -> tuple[str, ...]:
     numbers, values and openers. Lower-case ones are left out, since the grammar's free words can begin
     like them ("dramatic" for "drama"). Once the model has begun one of these, and no other one begins
     the same way, the rest of it is fixed (LocalModel.chat decodes it in one batch)."""
-    spans = [*OPENERS, *shape.opener, shape.topic, *shape.topic_forms, *shape.names, *shape.numbers]
+    spans = [*OPENERS, *shape.opener, *topic_forms(shape.topic), *shape.topic_forms, *shape.names, *shape.numbers]
     spans += [form for value in shape.values for form in value_forms(value)]
     return tuple(s for s in dict.fromkeys(spans) if s[:1].isupper() or s[:1].isdigit())
 
@@ -135,7 +140,7 @@ def sentence_grammar(shape: SentenceShape) -> str:
         items.append("number")
         lines.append(f"number ::= {alternatives(shape.numbers)}")
     if shape.topic:
-        lines.append(f"topic ::= ({alternatives((shape.topic, *shape.topic_forms))}) possessive?")
+        lines.append(f"topic ::= ({alternatives((*topic_forms(shape.topic), *shape.topic_forms))}) possessive?")
     if shape.values:
         # a few values in any order ("a mystery and drama film"), a longer list in the order of the facts
         orders = itertools.permutations(range(len(shape.values))) if len(shape.values) <= 3 else [range(len(shape.values))]

@@ -40,6 +40,7 @@ GENERIC_WORDS = frozenset("film films movie movies picture pictures".split())
 VOCABULARY_SKIP_GROUPS = frozenset({"film", "person", ""})  # titles and names are caught by capitalisation
 CLOSED_GROUP_SIZE = 500  # groups this small (genres, languages) are checked in every answer; others when answered
 MAX_VOCABULARY_NGRAM = 4
+COPULAS = frozenset({"is", "was", "are", "were", "became", "remains", "as"})  # "X is the director of F" says who X is
 VALUE_SLOT, FILM_SLOT = "Xvaluex", "Xfilmx"  # stand-ins for a value and a film in a relation's sentence
 CUE_RELATIONS = 3  # a word in more relations' phrasings than this says nothing about which one
 
@@ -227,6 +228,13 @@ class FaithfulnessGuard:
             for film in films if verb else []:
                 if re.search(rf"(?<!\w){_spaced(film)}\s+{_spaced(' '.join(verb))}\s+(?!by\b)\w", text, re.IGNORECASE):
                     problems.append(f"reversed {name!r}: {film!r} as the subject of {' '.join(verb)!r}")
+        last_relation = self.bundle.relations.get(facts.chain[-1].relation) if facts.chain else None
+        if last_relation is not None and last_relation.is_entity and facts.chain[-1].to_value:
+            nouns = "|".join(_spaced(n) for n in dict.fromkeys([last_relation.plural, last_relation.noun, *last_relation.synonyms]) if n)
+            for value in dict.fromkeys(a.label for a in facts.answers):  # "Richard Gray wrote the screenwriter of Mine Games"
+                for match in re.finditer(rf"(?<!\w){_spaced(value)}\s+(\w+)\s+the\s+(?:{nouns})\W", text, re.IGNORECASE):
+                    if fold(match.group(1)) not in COPULAS:
+                        problems.append(f"reversed {last_relation.name!r}: {value!r} {match.group(1)} the {last_relation.noun}")
         if len(facts.chain) > 1 and facts.topic:
             first, last = facts.chain[0].relation, facts.chain[-1].relation
             wrong = self.cues.get(last, frozenset()) - self.cues.get(first, frozenset())
