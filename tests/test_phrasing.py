@@ -585,6 +585,8 @@ def test_a_relation_said_with_a_participle_must_be_named_in_a_phrased_sentence(m
     assert Phraser(ScriptedModel("Good Will Hunting was released in 1997."), bundle, guard, Settings()).phrase(dated, template, {}).path == "llm"
     genre = make_facts(["drama film"], "genre", question="What genre is Good Will Hunting?")
     assert task_for(genre, template_sentence(genre, bundle), bundle)[0].claim == ()
+    films = make_facts(["Good Will Hunting"], "publication_date", to_value=False, topic="1997", question="Which films came out in 1997?")
+    assert "released" in task_for(films, template_sentence(films, bundle), bundle)[0].claim  # the other way round too
 
 
 def test_guard_rejects_a_value_that_did_something_to_its_own_relation(mini_agent):

@@ -190,8 +190,9 @@ def task_for(facts: Facts, template: Sentence, bundle) -> tuple[PhrasingTask | N
         topic = re.sub(r"^(?:the )?(?:\d+ )?(?:films?|movies?) ", "", path_phrase(facts, bundle))
         # the relation's noun, or a word that says it ("starred" for the cast)
         claim = (last.noun, last.plural, *last.synonyms, *sorted(relation_cues(bundle).get(last.name, ()))) if last else ()
-    elif last is not None and (participle := _participle(last)):
-        claim = (participle, last.noun, last.plural, *last.synonyms)
+    elif len(facts.chain) == 1 and facts.chain[0].relation in bundle.relations:  # either way: "F is tagged V", "V's films are tagged V"
+        relation = bundle.relations[facts.chain[0].relation]
+        claim = (participle, relation.noun, relation.plural, *relation.synonyms) if (participle := _participle(relation)) else ()
     forms = active_topic(facts, bundle) if len(facts.chain) > 1 else ()
     if long_list:
         return PhrasingTask(facts.question, facts.kind, topic, asked, (), value_noun, sources, template.text, listed=values, names=names,
