@@ -52,7 +52,7 @@ EXAMPLES = [
     {"role": "assistant", "content": "Casablanca runs 102 minutes."},
     # multi-hop answers: the path said with the name it starts from as the subject, and what the values are
     {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: what genres are the movies starring Dooley Wilson\nFacts (the genres of the 2 films starring Dooley Wilson): Drama; Musical\nName all 2 of them."},
-    {"role": "assistant", "content": "Dooley Wilson starred in films of the genres Drama and Musical."},
+    {"role": "assistant", "content": "The films starring Dooley Wilson are in the genres Drama and Musical."},
     {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: who directed the films written by Julius Epstein\nFacts (the director of the 3 films written by Julius Epstein): Michael Curtiz"},
     {"role": "assistant", "content": "Michael Curtiz directed the 3 films written by Julius Epstein."},
     {"role": "user", "content": f"Kind: {Kind.FACTUAL}\nQuestion: when were the other films by the director of Casablanca released\nFacts (the release dates of the other films directed by the director of Casablanca (Michael Curtiz)): 9 release dates, listed after your words.\nWrite only a short lead-in that ends with a colon. Do not list them."},
