@@ -220,14 +220,13 @@ class FaithfulnessGuard:
         if self.bundle is None:
             return []
         problems = []
-        films = [e.label for e in facts.topic] if len(facts.chain) == 1 and facts.chain[0].to_value else []
-        for name in [h.relation for h in facts.chain] if films else []:
-            relation = self.bundle.relations.get(name)
+        if len(facts.chain) == 1 and facts.chain[0].to_value:  # the topic is the film
+            relation = self.bundle.relations.get(facts.chain[0].relation)
             pattern = inverse(relation, VALUE_SLOT, [FILM_SLOT]) if relation is not None and relation.is_entity else ""
-            verb = pattern.split(FILM_SLOT)[0][len(VALUE_SLOT) :].split() if pattern.startswith(VALUE_SLOT) and FILM_SLOT in pattern else []
-            for film in films if verb else []:
-                if re.search(rf"(?<!\w){_spaced(film)}\s+{_spaced(' '.join(verb))}\s+(?!by\b)\w", text, re.IGNORECASE):
-                    problems.append(f"reversed {name!r}: {film!r} as the subject of {' '.join(verb)!r}")
+            verb = pattern.split(FILM_SLOT)[0][len(VALUE_SLOT) :].strip() if pattern.startswith(VALUE_SLOT) and FILM_SLOT in pattern else ""
+            for film in [e.label for e in facts.topic] if verb else []:
+                if re.search(rf"(?<!\w){_spaced(film)}\s+{_spaced(verb)}\s+(?!by\b)\w", text, re.IGNORECASE):
+                    problems.append(f"reversed {relation.name!r}: {film!r} as the subject of {verb!r}")
         last_relation = self.bundle.relations.get(facts.chain[-1].relation) if facts.chain else None
         if last_relation is not None and last_relation.is_entity and facts.chain[-1].to_value:
             nouns = "|".join(_spaced(n) for n in dict.fromkeys([last_relation.plural, last_relation.noun, *last_relation.synonyms]) if n)

@@ -453,7 +453,7 @@ class GrammarMask:
         common = self._prefix[len(written) :] if self._in_prefix(written) else self._rest_of_span(written)
         accepted: list[int] = []
         for token in common:
-            if not self._allowed(np.array([token]), np.zeros(token + 1, dtype=np.float32)).size:
+            if not self._allowed(np.array([token])).size:
                 break
             self._low.llama_sampler_accept(self._sampler, token)
             self._fed += 1
@@ -489,15 +489,15 @@ class GrammarMask:
         written = input_ids[self._start :]
         if self._in_prefix(written):
             token = self._prefix[len(written)]
-            if self._allowed(np.array([token]), scores).size:
+            if self._allowed(np.array([token])).size:
                 masked[token] = 0.0
                 return masked
         best = np.argpartition(scores, -self.top)[-self.top :] if len(scores) > self.top else np.arange(len(scores))
-        allowed = self._allowed(best, scores)
+        allowed = self._allowed(best)
         odds = np.exp(scores[best] - scores[best].max())
         mass = float(odds[np.isin(best, allowed)].sum() / odds.sum())
         if not allowed.size and mass >= self.min_mass:  # (with min_mass 0) ask about every token
-            allowed = self._allowed(np.arange(len(scores)), scores)
+            allowed = self._allowed(np.arange(len(scores)))
             if not allowed.size:  # a dead end: no token continues the grammar, and llama.cpp aborts on one it rejects
                 self.left = f"the grammar allows no token after {self._piece_text(input_ids[self._start :])!r}"
                 masked[self._end] = 0.0
@@ -511,12 +511,12 @@ class GrammarMask:
         masked[allowed] = scores[allowed]
         return masked
 
-    def _allowed(self, ids, scores):
-        """Those of `ids` the grammar allows next."""
+    def _allowed(self, ids):
+        """Those of `ids` the grammar allows next (it sets the logit of the others to -inf; the values do not matter)."""
         data = (self._low.llama_token_data * len(ids))()
         view = np.ctypeslib.as_array(data)
         view["id"] = ids
-        view["logit"] = scores[ids]
+        view["logit"] = 0.0
         view["p"] = 0.0
         candidates = self._low.llama_token_data_array(data=data, size=len(ids), selected=-1, sorted=False)
         self._low.llama_sampler_apply(self._sampler, ctypes.byref(candidates))
