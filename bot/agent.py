@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -92,7 +93,7 @@ def build(settings: Settings, quiet: bool = False, force: bool = False) -> KG:
 class Agent:
     """Answers one question at a time against one KG."""
 
-    def __init__(self, kg: KG, settings: Settings | None = None):
+    def __init__(self, kg: KG, settings: Settings | None = None, background: bool = True):
         self.kg = kg
         self.settings = settings or Settings()
         self.understander = Understander(kg, load_classifier(kg), self.settings.fuzzy_threshold)
@@ -107,11 +108,16 @@ class Agent:
         self.phraser: Phraser | None = None
         self.features: list[Loaded] = []
         self._background: list[threading.Thread] = []  # features loading in the background (the agent answers meanwhile)
+        # With background=False (a one-shot `moviebot ask`) slow loads are not started but kept here by feature name:
+        # the caller runs those its question needs (`load_now`), and no thread is left running when it exits.
+        self.load_in_background = background
+        self.pending: dict[str, Callable[[], Contribution | None]] = {}
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> Agent:
-        """An agent on settings.kg with the features settings.features chooses."""
-        agent = cls(open_kg(settings), settings)
+    def from_settings(cls, settings: Settings, background: bool = True) -> Agent:
+        """An agent on settings.kg with the features settings.features chooses; `background=False` defers their slow
+        loads to `load_now`."""
+        agent = cls(open_kg(settings), settings, background)
         agent.load_features()
         return agent
 
@@ -124,7 +130,8 @@ class Agent:
                 self.contribute(loaded.feature.name, loaded.contribution)
 
     def contribute(self, name: str, contribution: Contribution) -> None:
-        """Join what a feature contributes; its background load (if any) starts on a thread and joins when done."""
+        """Join what a feature contributes; its background load (if any) starts on a thread and joins when done, or
+        waits in `pending` for `load_now` when the agent was made without background loads."""
         for kind, handler in contribution.handlers.items():
             self.handlers[kind] = handler
         self.fallbacks += contribution.fallbacks
@@ -132,25 +139,34 @@ class Agent:
         self.understander.span_sources += contribution.mention_sources
         if contribution.phraser is not None:
             self.phraser = contribution.phraser
-        if contribution.background is not None:
+        if contribution.background is not None and not self.load_in_background:
+            self.pending[name] = contribution.background
+        elif contribution.background is not None:
             # not a daemon: the interpreter waits for a load still running when the process ends. A daemon thread is
             # stopped where it next takes the GIL, and inside torch's native code (the NER tagger's layers being made)
             # that aborts the process ("terminate called without an active exception") after a correct answer.
-            thread = threading.Thread(target=self._load_in_background, args=(name, contribution.background), name=f"load {name}")
+            thread = threading.Thread(target=self._finish_load, args=(name, contribution.background), name=f"load {name}")
             self._background.append(thread)
             thread.start()
 
-    def _load_in_background(self, name: str, load) -> None:
+    def _finish_load(self, name: str, load) -> None:
         try:
             more = load()
         except Exception as exc:  # noqa: BLE001 - a failing background load turns only its feature off
-            if not threading.main_thread().is_alive():  # the process is ending (a one-off `ask`): Python refuses new exit hooks
+            if not threading.main_thread().is_alive():  # the process is ending (a short chat): Python refuses new exit hooks
                 log.debug("feature %s stopped loading as the process ended: %s", name, exc)
             else:
                 log.warning("feature %s is off: %s: %s", name, type(exc).__name__, exc)
             return
         if more is not None:
             self.contribute(name, more)
+
+    def load_now(self, *names: str) -> None:
+        """Run the pending loads of the features `names` (all when none is named) in this thread, and join what they
+        contribute: a one-shot answer waits only for what it needs (the phrasing model), never for the rest."""
+        while chosen := [n for n in self.pending if not names or n in names]:
+            for name in chosen:
+                self._finish_load(name, self.pending.pop(name))
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         """Wait for the background loads (benchmarks and tests that need every feature in place)."""

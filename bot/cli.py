@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -68,11 +70,11 @@ def fail(message: str, code: int = 1):
     raise typer.Exit(code)
 
 
-def make_agent(settings: Settings):
+def make_agent(settings: Settings, background: bool = True):
     from bot.agent import Agent
 
     try:
-        return Agent.from_settings(settings)
+        return Agent.from_settings(settings, background)
     except (MoviebotError, FileNotFoundError) as exc:
         fail(str(exc))
 
@@ -151,19 +153,40 @@ def ask(
     kg: str | None = KG_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Print the whole reply as JSON."),
     no_llm: bool = typer.Option(False, "--no-llm", help="Use template sentences only."),
-    wait: bool = typer.Option(False, "--wait", help="Wait for the NER tagger (it loads in the background; "
-                              "meanwhile the label-index search finds the entities)."),
+    wait: bool = typer.Option(False, "--wait", help="Load the NER tagger first (without it the label-index search "
+                              "finds the entities)."),
 ):
-    """Answer one question."""
-    agent = make_agent(settings_for(kg, no_llm=no_llm))
-    if wait:
-        agent.wait_ready()
+    """Answer one question.
+
+    Only what the answer uses is loaded, in this thread: the phrasing model when phrasing is on
+    (its primed state comes from the cache after the first time), the NER tagger only with --wait.
+    Nothing loads on after the answer, so the process ends when it is printed."""
+    agent = make_agent(settings_for(kg, no_llm=no_llm), background=False)
+    needed = [name for name in agent.pending if wait or name == "phrasing"]
+    if needed:
+        hint = " (--no-llm answers without it)" if "phrasing" in needed else ""
+        with note_when_slow(f"loading {' and '.join(LOADS.get(n, n) for n in needed)}{hint} …"):
+            agent.load_now(*needed)
     reply = agent.answer(question)
     if as_json:
         out.print_json(json.dumps(reply.to_json(), ensure_ascii=False))
     else:
         print(reply.text, flush=True)
-    finish(agent)
+
+
+LOADS = {"phrasing": "the phrasing model", "ner": "the NER tagger"}
+
+
+@contextmanager
+def note_when_slow(note: str, after_s: float = 1.0):
+    """Say on stderr what is being waited for, once, when it takes longer than `after_s` (the first load of the
+    phrasing model; later ones restore its cached state in a fraction of a second and say nothing)."""
+    timer = threading.Timer(after_s, lambda: err.print(note, highlight=False, soft_wrap=True))
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 def finish(agent) -> None:

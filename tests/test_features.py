@@ -83,6 +83,35 @@ def test_a_background_load_contributes_when_it_is_done(mini_agent, monkeypatch):
     assert answers_milk(agent) and seen == ["Who directed Milk?"]
 
 
+def test_an_agent_without_background_loads_keeps_them_until_asked_and_runs_only_the_named_ones(mini_agent, monkeypatch):
+    ran = []
+    late = Contribution(mention_sources=[lambda text, toks: ran.append(f"tagger read {text}") or []])
+    with_features(monkeypatch,
+                  Feature("tagger", "slow to load", (), "ner", lambda agent: Contribution(background=lambda: ran.append("tagger") or late)),
+                  Feature("model", "slow to prime", (), "llm", lambda agent: Contribution(background=lambda: ran.append("model"))))
+    agent = Agent(mini_agent.kg, mini_agent.settings, background=False)
+    agent.load_features()
+    assert ran == [] and set(agent.pending) == {"tagger", "model"} and not agent._background
+    agent.load_now("model")
+    assert ran == ["model"] and set(agent.pending) == {"tagger"}
+    assert answers_milk(agent) and ran == ["model"]  # the tagger never loaded, never read the question
+    agent.load_now()
+    assert agent.pending == {} and answers_milk(agent) and ran[-1] == "tagger read Who directed Milk?"
+
+
+def test_ask_answers_without_starting_the_loads_it_does_not_need(mini_bundle, cache_dir, monkeypatch):
+    from typer.testing import CliRunner
+
+    from bot.cli import app
+
+    started = []
+    with_features(monkeypatch, Feature("tagger", "slow to load", (), "ner", lambda agent: Contribution(background=lambda: started.append("tagger"))))
+    result = CliRunner().invoke(app, ["--cache-dir", str(cache_dir), "ask", "--kg", str(mini_bundle), "Who directed Milk?"])
+    assert result.exit_code == 0 and "Gus Van Sant" in result.output and started == []
+    result = CliRunner().invoke(app, ["--cache-dir", str(cache_dir), "ask", "--wait", "--kg", str(mini_bundle), "Who directed Milk?"])
+    assert result.exit_code == 0 and "Gus Van Sant" in result.output and started == ["tagger"]
+
+
 def test_features_are_chosen_in_the_environment_and_in_toml_with_their_own_sections(tmp_path):
     assert load_settings(env={"MOVIEBOT_FEATURES": "crowd, images"}).features == ("crowd", "images")
     assert load_settings(env={"MOVIEBOT_FEATURES": ""}).features == ()

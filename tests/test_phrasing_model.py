@@ -97,6 +97,23 @@ def test_a_timeout_aborts_generation_and_leaves_the_model_usable(llm_agent):
     assert model.chat(messages, 48, 120.0).text == before
 
 
+def test_the_primed_prefix_is_kept_on_disk_and_a_new_process_continues_from_it_with_the_same_words(llm_agent, tmp_path):
+    path = llm_agent.phraser.model.path
+    messages = _messages(llm_agent, "Who directed Milk?")
+    first = LocalModel(path)
+    first.prime(PRIMER, tmp_path)
+    (saved,) = tmp_path.glob("primed-*.pkl")
+    said = first.chat(messages, 48, 120.0).text
+    second = LocalModel(path)  # as a later process would load it
+    started = time.perf_counter()
+    second.prime(PRIMER, tmp_path)
+    restored_s = time.perf_counter() - started
+    assert second.primed_tokens == first.primed_tokens > 100 and second.cached_tokens == first.primed_tokens
+    assert list(tmp_path.glob("primed-*.pkl")) == [saved]  # restored, not evaluated and written again
+    assert second.chat(messages, 48, 120.0).text == said
+    print(f"restoring the primed prefix took {restored_s:.2f} s")
+
+
 def test_a_late_generation_gives_the_template_sentence(llm_agent, llm_settings, mini_agent):
     from dataclasses import replace
 

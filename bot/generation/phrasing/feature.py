@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from bot.core.config import Settings
 from bot.core.errors import ModelUnavailable
@@ -18,23 +19,28 @@ log = logging.getLogger(__name__)
 def load(agent) -> Contribution:
     """The phraser, once the model loads (ModelUnavailable otherwise: replies keep their template sentences).
 
-    The shared prompt prefix is primed in the background: answers asked meanwhile find the
-    model busy and keep their template sentences."""
+    The shared prompt prefix is primed in the background (restored from the cache after the
+    first time): answers asked meanwhile find the model busy and keep their template sentences."""
     model = load_model(agent.settings, quiet=False)
     phraser = Phraser(model, agent.kg.bundle, FaithfulnessGuard(agent.kg.labels, agent.kg.bundle), agent.settings)
 
     def background() -> None:
-        prime(model)
+        prime(model, primed_dir(agent.settings))
 
     return Contribution(phraser=phraser, background=background)
 
 
+def primed_dir(settings: Settings) -> Path:
+    """Where the model's state after the shared prompt prefix is kept (next to the assembled default model)."""
+    return Path(settings.cache_dir).expanduser() / "llm"
+
+
 def build_step(settings: Settings, bundle: Bundle, folder, key, quiet: bool = False, force: bool = False) -> None:
-    """Assemble the embedded default model at build time, so the first chat does not wait for it."""
-    if settings.llm_model:
-        return
+    """Assemble the embedded default model and prime it at build time, so the first chat waits for neither."""
     try:
-        assemble_default_model(settings.cache_dir, quiet=quiet)
+        if not settings.llm_model:
+            assemble_default_model(settings.cache_dir, quiet=quiet)
+        prime(load_model(settings), primed_dir(settings), quiet)
     except ModelUnavailable as exc:
         log.warning("LLM phrasing will be off: %s", exc)
 

@@ -14,6 +14,7 @@ import logging
 import re
 import time
 from dataclasses import replace
+from pathlib import Path
 
 from bot.core.config import Settings
 from bot.core.contracts import Facts, Sentence
@@ -126,8 +127,8 @@ class Phraser:
                     raise
                 detail["llm_retry"] = f"{subject!r} after: {exc}"
                 generation = generate(replace(shape, topic=subject, topic_forms=(), topic_first=True), left, subject)
-        except GenerationTimeout as exc:
-            log.warning("phrasing fell back to the template: %s", exc)
+        except GenerationTimeout as exc:  # a busy or slow moment in a chat, not a fault: the trace says so
+            log.info("phrasing fell back to the template: %s", exc)
             detail["llm"] = f"timeout: {exc}"
             return sentence
         except LeftTheGrammar as exc:
@@ -177,9 +178,10 @@ def clean_output(text: str) -> str:
     return text
 
 
-def prime(model: LocalModel) -> None:
-    """Evaluate the shared prompt prefix once (in the background; answers meanwhile keep their templates)."""
+def prime(model: LocalModel, cache_dir: Path | None = None, quiet: bool = True) -> None:
+    """Evaluate the shared prompt prefix once, or restore it from `cache_dir` (in the background; answers meanwhile keep
+    their templates)."""
     try:
-        model.prime(PRIMER)
+        model.prime(PRIMER, cache_dir, quiet)
     except Exception as exc:  # noqa: BLE001 - unprimed, the model still works, only recovers more slowly
         log.warning("could not prime the phrasing model: %s", exc)
