@@ -24,9 +24,10 @@ from bot.core.contracts import Constraint, Conversation, Facts, LinkedEntity, Re
 from bot.core.errors import MoviebotError, StoreError
 from bot.core.features import Amender, Contribution, Fallback, Handler, Phraser
 from bot.core.kinds import REGISTRY, Kind
-from bot.core.text import clean_message, join_or
+from bot.core.text import clean_message, join_labels, join_or
 from bot.features import Loaded, load_features, run_build_steps
 from bot.generation.templates import template_sentence
+from bot.kg import queries
 from bot.kg.graph import KG, build_graph, open_kg
 from bot.understanding.classifier import load_classifier
 from bot.understanding.parser import Understander
@@ -35,29 +36,40 @@ from bot.understanding.sparql_message import sparql_message
 log = logging.getLogger(__name__)
 MAX_MESSAGE_CHARS = 2000
 
-HELP = (
-    "I answer questions about films from my knowledge graph, for example "
-    "\"Who directed Good Will Hunting?\", \"What genres are the films written by Quentin Tarantino?\" "
-    "or \"Which movies share the director of Jaws?\". I can also recommend films and show pictures."
-)
-SMALLTALK_REPLIES = {
-    "greeting": "Hello! Ask me about films: who directed them, who starred in them, when they came out, and more.",
-    "thanks": "You're welcome! Ask me anything else about films.",
-    "bye": "Goodbye, and enjoy your next film!",
-    "help": HELP,
-    "identity": (
-        "I'm moviebot, a chatbot that answers questions about films from a knowledge graph, offline. "
-        "Every fact I give comes from that graph (or is marked as a crowd answer or a prediction)."
-    ),
-    "wellbeing": "I'm fine, thank you! What would you like to know about films?",
-    "newcomer": "Welcome! " + HELP,
-    "praise": "Thank you! Ask me anything else about films.",
-    "taste": ("I don't watch films myself, so I have no favourite, but I know a lot about them. Tell me one you like "
-              "and I'll recommend similar ones, or ask for something like \"a comedy from the 90s\"."),
-    "bored": ("How about a film? Tell me one you liked and I'll suggest similar ones, or ask for something like "
-              "\"a thriller from the 90s\" or \"films with Tom Hanks\"."),
-    "laughter": "Glad you're having fun! Ask me about a film whenever you like.",
-}
+EXAMPLES = ("I answer questions about films from my knowledge graph, for example \"Who directed Good Will Hunting?\", "
+            "\"What genres are the films written by Quentin Tarantino?\" or \"Which movies share the director of Jaws?\".")
+
+
+def smalltalk_replies(offers: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    """The small-talk replies, saying only what the assembled pipeline can do: `offers` are what its features add, by
+    feature (`Contribution.offers`: recommendations, pictures, crowd answers, predictions, ...), as `moviebot pipeline`
+    lists them; a feature that is off or lacks its data (no images index, no crowd file) offers nothing."""
+    listed = [offer for feature_offers in offers.values() for offer in feature_offers]
+    more = f" I can also {join_labels(listed)}." if listed else ""
+    recommends = bool(offers.get("recommend"))
+    marked = [what for what, feature in (("a crowd answer", "crowd"), ("a prediction", "embeddings")) if offers.get(feature)]
+    return {
+        "greeting": "Hello! Ask me about films: who directed them, who starred in them, when they came out, and more.",
+        "thanks": "You're welcome! Ask me anything else about films.",
+        "bye": "Goodbye, and enjoy your next film!",
+        "help": EXAMPLES + more,
+        "identity": (
+            "I'm moviebot, a chatbot that answers questions about films from a knowledge graph, offline. "
+            "Every fact I give comes from that graph" + (f" (or is marked as {join_or(marked)})." if marked else ".")
+        ),
+        "wellbeing": "I'm fine, thank you! What would you like to know about films?",
+        "newcomer": "Welcome! " + EXAMPLES + more,
+        "praise": "Thank you! Ask me anything else about films.",
+        "taste": "I don't watch films myself, so I have no favourite, but I know a lot about them. " + (
+            "Tell me one you like and I'll recommend similar ones, or ask for something like \"a comedy from the 90s\"." if recommends
+            else "Ask me for something like \"a comedy from the 90s\"."),
+        "bored": "How about a film? " + (
+            "Tell me one you liked and I'll suggest similar ones, or ask for something like " if recommends else "Ask me for something like ")
+        + "\"a thriller from the 90s\" or \"films with Tom Hanks\".",
+        "laughter": "Glad you're having fun! Ask me about a film whenever you like.",
+    }
+
+
 DECLINE_REPLIES = {
     "injection": "I only tell you what my knowledge graph says about films, and I don't change that on request. "
                  "Ask me a question about a film, for example \"Who directed Jaws?\"",
@@ -192,6 +204,7 @@ class Agent:
             ],
             "mention_sources": len(self.understander.span_sources),
             "phraser": self.phraser is not None,
+            "offers": self.offers(),
         }
 
     # --- answering ----------------------------------------------------------------------
@@ -262,8 +275,15 @@ class Agent:
                          message=f"I cannot answer {understanding.kind} questions with this knowledge graph yet.")
         return handler(understanding, conversation)
 
+    def offers(self) -> dict[str, tuple[str, ...]]:
+        """What the loaded features let people ask beyond the graph's facts, in their words, by feature (see `describe()`)."""
+        offers = {f.feature.name: f.contribution.offers for f in self.features if f.contribution is not None and f.contribution.offers}
+        if self.settings.sparql_in_chat:
+            offers["sparql"] = ("run SPARQL queries pasted into the chat",)
+        return offers
+
     def _smalltalk(self, understanding: Understanding, conversation: Conversation) -> Facts:
-        return Facts(Kind.SMALLTALK, understanding.text, message=SMALLTALK_REPLIES[understanding.smalltalk])
+        return Facts(Kind.SMALLTALK, understanding.text, message=smalltalk_replies(self.offers())[understanding.smalltalk])
 
     def _decline(self, understanding: Understanding, conversation: Conversation) -> Facts:
         return Facts(Kind.DECLINE, understanding.text, message=DECLINE_REPLIES[understanding.smalltalk])
@@ -284,7 +304,7 @@ class Agent:
             combined.extra["sparql"] = [p.extra.get("sparql", "") for p in parts]
             return combined
         if not understanding.asks:
-            return Facts(Kind.FACTUAL, understanding.text, topic=understanding.entities, message=cannot_answer(understanding))
+            return Facts(Kind.FACTUAL, understanding.text, topic=understanding.entities, message=cannot_answer(understanding, self.kg))
         parts: list[Facts] = []
         for n, ask in enumerate(understanding.asks):
             if ask.after is None:
@@ -310,7 +330,7 @@ class Agent:
         combined.source = next((p.source for p in parts if p.source != "kg"), "kg")
         combined.extra["sparql"] = [p.extra.get("sparql", "") for p in parts]
         if understanding.missing or understanding.unclear or understanding.not_found:
-            combined.extra["also"] = cannot_answer(understanding)
+            combined.extra["also"] = cannot_answer(understanding, self.kg)
         return combined
 
     def _with_conversation_films(self, understanding: Understanding, conversation: Conversation) -> Understanding | Facts:
@@ -386,8 +406,9 @@ class Agent:
         return "I did not understand which film or person you mean. Try for example \"Who directed The Matrix?\""
 
 
-def cannot_answer(understanding: Understanding) -> str:
-    """What was understood and what the bot will not guess: the graph lacks it, or a word did not fit."""
+def cannot_answer(understanding: Understanding, kg: KG | None = None) -> str:
+    """What was understood and what the bot will not guess: the graph lacks it, or a word did not fit. With `kg`, an
+    entity it found comes with questions it can answer about that kind of entity (see `entity_examples`)."""
     topic = understanding.entities[0] if understanding.entities else None
     name = topic.label if topic is not None else ""
     if understanding.not_found and not (understanding.missing or understanding.unclear):
@@ -400,11 +421,51 @@ def cannot_answer(understanding: Understanding) -> str:
                  else f"the {name} series" if topic.group == "series" else name)
         return f"My knowledge graph has {holds}, but not {understanding.missing}, so I cannot answer that."
     if topic is not None:
-        return (f"I found {name} in my knowledge graph, but I'm not sure {understanding.unclear}. "
-                f"You can ask, for example, who directed it or when it came out." if topic.group == "film" else
-                f"I found {name} in my knowledge graph, but I'm not sure {understanding.unclear}. "
-                f"You can ask, for example, which films {name} made.")
+        examples = entity_examples(topic, kg) if kg is not None else []
+        offer = f"You can ask, for example, {join_or(examples)}" if examples else "Could you rephrase the question?"
+        return f"I found {name} in my knowledge graph, but I'm not sure {understanding.unclear}. {offer}"
     return f"I'm not sure {understanding.unclear or 'what you are asking'}. Could you rephrase the question?"
+
+
+def entity_examples(entity: LinkedEntity, kg: KG) -> list[str]:
+    """Questions (quoted) the bot answers about `entity`, chosen by what kind of entity it is, from the bundle's own
+    phrasings of the relations the entity takes part in: a film's director, date and cast (the person relation it has
+    the most values of); a person's films in the roles they hold, the commonest first; a genre's, country's or
+    series' films ("List the music films"). A hint built without regard to the kind ("which films music made") teaches the wrong question."""
+    bundle, labels = kg.bundle, kg.labels
+    idx = labels.by_iri.get(entity.iri)
+    if idx is None:
+        return []
+
+    def takes_part(relation, as_film: bool) -> bool:
+        film_side = "s" if relation.direction == "forward" else "o"
+        return labels.has_role(idx, relation.name, film_side if as_film else "so".replace(film_side, ""))
+
+    relations = list(bundle.relations.values())
+    if entity.group == "film":
+        has = [r for r in relations if r.asks and takes_part(r, as_film=True)]
+        people = [r for r in has if r.value_class == "person"]
+        cast = max(people[1:], key=lambda r: _value_count(kg, entity.iri, r), default=None)
+        chosen = [*people[:1], *(r for r in has if r is bundle.date_relation), *([cast] if cast is not None else [])]
+        questions = [r.asks[0].format(film=entity.label) for r in chosen]
+    elif entity.group == "person":
+        roles = [r for r in relations if r.value_class == "person" and r.finds and takes_part(r, as_film=False)]
+        if len(roles) > 2:
+            rows = kg.graph.select(queries.films_per_role(bundle, entity.iri, [r.name for r in roles]))
+            counts = {str(row["relation"].value): int(row["n"].value) for row in rows if row.get("relation") is not None}
+            roles.sort(key=lambda r: -counts.get(r.name, 0))
+        questions = [r.finds[0].format(value=entity.label) for r in roles[:2]]
+    else:
+        values = [r for r in relations if r.value_class == entity.group and r.films and takes_part(r, as_film=False)]
+        return [f'"List {r.films[0].format(value=entity.label)}."' for r in values[:1]]  # "List the music films."
+    return [f'"{q[:1].upper()}{q[1:]}?"' for q in questions]
+
+
+def _value_count(kg: KG, film: str, relation) -> int:
+    """How many values `film` has for a relation stored as (film, property, value) triples (0 for others)."""
+    if relation.direction != "forward" or relation.derived:
+        return 0
+    return len(kg.graph.select(queries.values_of(film, relation.property)))
 
 
 def _films_of(kg: KG, iris) -> list[str]:

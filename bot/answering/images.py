@@ -268,7 +268,9 @@ class PictureAnswerer:
 
 def load(agent) -> Contribution:
     """Answer multimedia questions (pictures of people, posters of films)."""
-    return Contribution(handlers={Kind.MULTIMEDIA: PictureAnswerer(agent.kg, agent.settings).answer})
+    answerer = PictureAnswerer(agent.kg, agent.settings)
+    offers = ("show pictures of people and film posters",) if answerer.index_path is not None else ()  # else: IMDb links only
+    return Contribution(handlers={Kind.MULTIMEDIA: answerer.answer}, offers=offers)
 
 
 def build_step(settings, bundle, folder: Path, key: str, quiet: bool = False, force: bool = False) -> None:

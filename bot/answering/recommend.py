@@ -454,7 +454,8 @@ class Recommender:
 
 
 def load(agent) -> Contribution:
-    return Contribution(handlers={Kind.RECOMMENDATION: Recommender(agent, space_for(agent.kg, agent.settings)).handle})
+    return Contribution(handlers={Kind.RECOMMENDATION: Recommender(agent, space_for(agent.kg, agent.settings)).handle},
+                        offers=("recommend films like the ones you name",))
 
 
 FEATURE = Feature(

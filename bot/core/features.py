@@ -50,6 +50,9 @@ class Contribution:
     mention_sources: list[MentionSource] = field(default_factory=list)
     phraser: Phraser | None = None
     background: Callable[[], Contribution | None] | None = None  # a slow load; its result joins when done
+    # what people may be told the feature lets them ask, as it is loaded ("show pictures of people and film posters"):
+    # help and small talk say exactly these, so a feature without its data (no images index) offers nothing
+    offers: tuple[str, ...] = ()
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -59,6 +62,7 @@ class Contribution:
             "mention_sources": len(self.mention_sources),
             "phraser": self.phraser is not None,
             "background": self.background is not None,
+            "offers": list(self.offers),
         }
 
 

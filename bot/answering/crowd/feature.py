@@ -29,7 +29,8 @@ def load(agent) -> Contribution:
     if data.problems:
         log.warning("crowd files: %d problem(s), e.g. %s", len(data.problems), "; ".join(map(str, data.problems[:3])))
     answerer = CrowdAnswerer(agent.kg, data)
-    return Contribution(fallbacks=[answerer.fallback], amenders=[answerer.amend])
+    return Contribution(fallbacks=[answerer.fallback], amenders=[answerer.amend],
+                        offers=("fill in answers from crowd votes",))
 
 
 FEATURE = Feature(

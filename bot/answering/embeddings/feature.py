@@ -12,7 +12,8 @@ from bot.core.kinds import Kind
 def load(agent) -> Contribution:
     """Load (or, on first use of a KG, train) the embeddings now, so no answer waits for them."""
     answers = EmbeddingAnswers(agent, space_for(agent.kg, agent.settings))
-    return Contribution(handlers={Kind.EMBEDDING: answers.handle}, fallbacks=[answers.fallback])
+    return Contribution(handlers={Kind.EMBEDDING: answers.handle}, fallbacks=[answers.fallback],
+                        offers=("predict missing facts from the KG embeddings",))
 
 
 FEATURE = Feature(
