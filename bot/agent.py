@@ -21,7 +21,7 @@ from bot.answering.factual import Retriever
 from bot.answering.sparql import SparqlAnswerer
 from bot.core.config import Settings
 from bot.core.contracts import Constraint, Conversation, Facts, LinkedEntity, Reply, TraceStep, Understanding
-from bot.core.errors import MoviebotError, StoreError
+from bot.core.errors import MoviebotError, PlanError, StoreError
 from bot.core.features import Amender, Contribution, Fallback, Handler, Phraser
 from bot.core.kinds import REGISTRY, Kind
 from bot.core.text import clean_message, join_labels, join_or
@@ -219,6 +219,9 @@ class Agent:
         except StoreError as exc:
             log.error("knowledge graph error: %s", exc)
             reply = Reply(exc.user_message, Kind.ERROR, error=True)
+        except PlanError as exc:  # a plan no answerer can serve: said in words, as an answer about the question
+            log.warning("cannot serve the plan of %r: %s", text[:200], exc)
+            reply = Reply(exc.user_message, Kind.FACTUAL)
         except MoviebotError as exc:
             log.exception("failed to answer %r: %s", text[:200], exc)
             reply = Reply(exc.user_message, Kind.ERROR, error=True)

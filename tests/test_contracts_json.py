@@ -7,6 +7,7 @@ default: a field the serialisation forgot would come back as its default and fai
 from __future__ import annotations
 
 import dataclasses
+import enum
 import inspect
 import json
 import typing
@@ -60,6 +61,8 @@ class Sampler:
             return self.next() + 0.25
         if kind is str:
             return f"text {self.next()}"
+        if isinstance(kind, type) and issubclass(kind, enum.Enum):
+            return list(kind)[-1]  # (defaults are first members)
         if dataclasses.is_dataclass(kind):
             return self.instance(kind, depth + 1)
         raise TypeError(f"no sample value for {kind!r}: extend the sampler")

@@ -13,6 +13,8 @@ from bot.dialogue.dialogue import Dialogue
 
 from conftest import CHEAP_FEATURES
 
+pytestmark = pytest.mark.integration  # builds a small KG and its classifier (the readers' own tests need none)
+
 TTL = r'''
 @prefix wd: <http://www.wikidata.org/entity/> .
 @prefix wdt: <http://www.wikidata.org/prop/direct/> .
@@ -782,3 +784,21 @@ def test_the_most_recent_film_of_a_series_is_its_latest(agent):
     """Not the first film the series' name also titles: "the most recent Halloween" is the 2007 one."""
     assert agent.answer("who directed the most recent Halloween film").answers == ["Rob Zombie"]
     assert agent.answer("who directed the earliest Halloween film").answers == ["John Carpenter"]
+
+
+# --- questions that once crashed ----------------------------------------------------------------
+
+
+def test_a_recommendation_asking_for_other_films_is_answered_not_crashed(chat):
+    """A course user's question: 'other' once became a condition on the conversation's films that reached the
+    query builder unresolved (KeyError 'not_earlier')."""
+    reply = chat("I'm a fan of musical and drama movies like Jumanji. What other films would you recommend?")
+    assert reply.kind == Kind.RECOMMENDATION and not reply.error, reply.text
+    assert "went wrong" not in reply.text
+
+
+def test_a_recommendation_saying_those_is_answered_not_crashed(chat):
+    """'the kids have seen all of those' once became a condition on the films listed earlier (KeyError 'earlier')."""
+    reply = chat("can you recommend an animated film that isn't Pixar? the kids have seen all of those")
+    assert reply.kind == Kind.RECOMMENDATION and not reply.error, reply.text
+    assert "went wrong" not in reply.text

@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from bot.answering.factual import format_literal
 from bot.core.contracts import Answer, Constraint, Fact, Facts, Hop, LinkedEntity, Understanding, chain_code
+from bot.core.errors import PlanError
 from bot.core.kinds import Kind
 from bot.kg import queries
 from bot.kg.store import XSD, Node
@@ -93,6 +94,12 @@ class ComposedAnswers:
         self.single = single  # answers a single-ask Understanding (the factual handler's path, crowd included)
 
     def answer(self, understanding: Understanding) -> Facts:
+        try:
+            return self._answer(understanding)
+        except PlanError as exc:  # a condition no query can express: said in words, not "something went wrong"
+            return Facts(Kind.FACTUAL, understanding.text, topic=understanding.entities, message=exc.user_message)
+
+    def _answer(self, understanding: Understanding) -> Facts:
         if understanding.verification is not None:
             return self.verify(understanding)
         if understanding.comparison is not None:

@@ -10,8 +10,11 @@ import time
 import types
 import typing
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from enum import Enum
 from functools import cache
 from typing import Any
+
+from bot.core.terms import AggregateOp, Check, Op
 
 
 @dataclass(frozen=True)
@@ -86,13 +89,13 @@ class Constraint:
     """A condition on the films a question is about: 'from the 90s', 'comedies', 'directed by X', 'over 2 hours'."""
 
     relations: tuple[str, ...]  # bundle relations the condition is on (several: "films X made" = any role of X)
-    # "in" (one of `values`), "not_in", "year>=", "year<=", ">", ">=", "<", "<=" (numbers); "among" / "not_among":
-    # the film is / is not one of `values` (no relations); "earlier" / "not_earlier": among / not among the films
-    # the conversation listed or named ("which of those ...", "any other films ..."), filled in by the agent
-    op: str
+    op: Op  # see bot.core.terms.Op; a name that is no operator fails here, where it is written
     values: tuple[str, ...]  # entity IRIs for in/not_in/among/not_among; one number (as text) for the comparisons
     said: str = ""  # the words the user used, for the reply ("from the 1990s", "comedies")
     named_role: bool = False  # a person's role was said ("with X", "directed by X", "X films"), not just the name ("a fan of X")
+
+    def __post_init__(self):
+        object.__setattr__(self, "op", Op(self.op))
 
 
 @dataclass(frozen=True)
@@ -100,9 +103,12 @@ class Aggregate:
     """What to do with the answers: count them, keep the one with the greatest or smallest value, or find the
     value most of them share ("who directed the most films")."""
 
-    op: str  # "count" | "max" | "min" | "most" | "any" (a yes/no question: whether any film meets the conditions; the answers are those films)
+    op: AggregateOp  # any: a yes/no question, whether any film meets the conditions (the answers are those films)
     relation: str = ""  # max/min: the relation ordered by; most: the relation whose values are counted over the films
     families: tuple[str, ...] = ()  # count/most of values: only these values count (the Academy Awards among awards)
+
+    def __post_init__(self):
+        object.__setattr__(self, "op", AggregateOp(self.op))
 
 
 @dataclass(frozen=True)
@@ -124,9 +130,12 @@ class Verification:
     relation: str
     topic: int  # index of the film (or the entity the relation starts from) in Understanding.entities
     value: int | None = None  # index of the value entity; None for a literal
-    op: str = "="  # for literals: "=" (a year), ">" / "<" (a number, e.g. minutes)
+    op: Check = Check.EQUALS  # for literals: "=" (a year), ">" / "<" (a number, e.g. minutes)
     literal: str = ""
     families: tuple[str, ...] = ()  # the value is any of these IRIs ("an Oscar")
+
+    def __post_init__(self):
+        object.__setattr__(self, "op", Check(self.op))
 
 
 @dataclass(frozen=True)
@@ -310,6 +319,8 @@ def from_data(kind: Any, data: Any) -> Any:
     if origin is dict:
         _, item = typing.get_args(kind) or (str, Any)
         return {k: from_data(item, v) for k, v in data.items()}
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        return kind(data)
     if isinstance(kind, type) and is_dataclass(kind):
         hints = _hints(kind)
         known = {f.name for f in fields(kind) if f.init}

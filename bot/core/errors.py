@@ -52,3 +52,18 @@ class ModelUnavailable(MoviebotError, RuntimeError):
 
 class FeatureError(MoviebotError, RuntimeError):
     """A feature is unknown, or its packages are missing."""
+
+
+class PlanError(MoviebotError, ValueError):
+    """A question plan holds something the part answering it cannot serve (a condition no query can express).
+
+    `what` names it in words for the reply ("the films you mean from earlier"), so the person is told what
+    could not be answered instead of "something went wrong"."""
+
+    def __init__(self, reason: str, what: str = "part of that question"):
+        super().__init__(reason)
+        self.what = what
+
+    @property
+    def user_message(self) -> str:  # type: ignore[override]
+        return f"I understood the question, but I cannot answer {self.what} that way yet. Could you ask it differently?"

@@ -18,7 +18,8 @@ from functools import cache
 from pathlib import Path
 
 from bot.core.contracts import Hop
-from bot.core.errors import TemplateError
+from bot.core.errors import PlanError, TemplateError
+from bot.core.terms import Op
 from bot.kg.bundle import Bundle, Relation, is_safe_iri
 from bot.resources import templates_dir
 
@@ -91,9 +92,6 @@ def compose_templates() -> tuple[dict[str, Template], dict[str, Template]]:
     return fragments, queries
 
 
-COMPARISONS = {"year>=": ">=", "year<=": "<=", ">": ">", ">=": ">=", "<": "<", "<=": "<="}
-
-
 def relations_path(bundle: Bundle, relations: tuple[str, ...]) -> str:
     """The property path from a film to the values of any of `relations` ('<P57>' or '(<P57>|<P58>)')."""
     paths = [hop_path(bundle, Hop(r, True)) for r in relations]
@@ -107,37 +105,37 @@ def films_where(bundle: Bundle, constraints, film_only: frozenset[str] = frozens
     such relations binds ?film, or ?film is one of given films, the film-class test says nothing and is left out:
     on a hub value (a genre with thousands of films) that join costs more than the rest of the query."""
     fragments, _ = compose_templates()
-    binds_films = any(c.op == "among" or (c.op not in ("not_in", "not_among") and c.relations and set(c.relations) <= film_only)
-                      for c in constraints)
+    unresolved = [c.op for c in constraints if c.op.conversational]
+    if unresolved:  # the agent turns "of those" / "other" into the conversation's films before anything is queried
+        raise PlanError(f"conditions {unresolved} reached the query builder unresolved", "the films you mean from earlier")
+    binds_films = any(c.op is Op.AMONG or (not c.op.excludes and c.relations and set(c.relations) <= film_only) for c in constraints)
     parts = [] if binds_films else [
         fragments["films"].render({"$type": iri(bundle.type_predicate), "$film_classes": [iri(c) for c in bundle.film_classes]})]
     among = []  # given films come first of all: Oxigraph joins in written order, and 200 IRIs checked one by one
     # against the other conditions cost under a millisecond where starting from a genre's thousands of films costs 30
-    given = any(c.op == "among" for c in constraints)
+    given = any(c.op is Op.AMONG for c in constraints)
     value_of = same_value(constraints)
     for n, c in enumerate(constraints):
-        if c.op == "among":
+        slots = {"$n": str(n), "$path": relations_path(bundle, c.relations)} if c.relations else {}
+        if c.op is Op.AMONG:
             among.append(fragments["among"].render({"$values": [iri(v) for v in c.values]}))
-            continue
-        if c.op == "not_among":
+        elif c.op is Op.NOT_AMONG:
             parts.append(fragments["not_among"].render({"$values": ", ".join(iri(v) for v in c.values)}))
-            continue
-        slots = {"$n": str(n), "$path": relations_path(bundle, c.relations)}
-        if c.op == "in" and len(c.values) == 1:  # bound values first: an engine that joins in written order (Oxigraph)
+        elif c.op is Op.IN and len(c.values) == 1:  # bound values first: an engine that joins in written order (Oxigraph)
             parts.insert(0, fragments["is"].render({**slots, "$value": iri(c.values[0])}))  # starts from them, not from every film
-        elif c.op == "in" and given:
+        elif c.op is Op.IN and given:
             parts.append(fragments["in_given"].render({**slots, "$values": ", ".join(iri(v) for v in c.values)}))
-        elif c.op == "in":
-            slots["$values"] = [iri(v) for v in c.values]
-            parts.insert(0, fragments["in"].render(slots))
-        elif c.op == "not_in":
-            slots["$values"] = [iri(v) for v in c.values]
-            parts.append(fragments[c.op].render(slots))
-        elif c.op.startswith("year"):
+        elif c.op is Op.IN:
+            parts.insert(0, fragments["in"].render({**slots, "$values": [iri(v) for v in c.values]}))
+        elif c.op is Op.NOT_IN:
+            parts.append(fragments["not_in"].render({**slots, "$values": [iri(v) for v in c.values]}))
+        elif c.op.on_year:
             slots["$n"] = str(value_of[n])  # both ends of "the 1990s" hold for one and the same date
-            parts.append(fragments["year"].render({**slots, "$op": COMPARISONS[c.op], "$literal": literal(int(float(c.values[0])))}))
+            parts.append(fragments["year"].render({**slots, "$op": c.op.symbol, "$literal": literal(int(float(c.values[0])))}))
+        elif c.op.on_number:
+            parts.append(fragments["number"].render({**slots, "$op": c.op.symbol, "$literal": literal(float(c.values[0]))}))
         else:
-            parts.append(fragments["number"].render({**slots, "$op": COMPARISONS[c.op], "$literal": literal(float(c.values[0]))}))
+            raise PlanError(f"no query fragment for the condition operator {c.op!r}", f'the condition "{c.said or c.op}"')
     return " ".join(among + parts)
 
 
@@ -149,7 +147,7 @@ def same_value(constraints) -> list[int]:
     first: dict[tuple, int] = {}
     out = []
     for n, c in enumerate(constraints):
-        key = (tuple(c.relations), c.said) if c.op in ("year>=", "year<=") and c.said else (n,)
+        key = (tuple(c.relations), c.said) if c.op.on_year and c.said else (n,)
         out.append(first.setdefault(key, n))
     return out
 

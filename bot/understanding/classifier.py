@@ -20,12 +20,11 @@ from bot.core.text import words
 from bot.kg.bundle import Bundle
 from bot.kg.graph import KG, artefact_fresh, record_artefact
 from bot.understanding.questions import QuestionGenerator
+from bot.understanding.vocabulary import Speller
 
 TRAINING_QUESTIONS = 30_000  # generated questions in all; at most 160 per chain
 NGRAMS = (1, 3)
 CLASSIFIER = "classifier.pkl"
-MIN_SPELLED = 5  # shorter words are not spell-corrected ("Heat" is no typo of "heard")
-SPELLING_MEMO = 10_000  # corrected words remembered
 
 
 def word_ngrams(tokens: list[str]) -> list[str]:
@@ -108,24 +107,12 @@ class ChainClassifier:
         return columns, values / norm if norm else values
 
     def spelled(self, word: str) -> str:
-        """`word`, or the wording word it misspells ("directd" -> "directed"): one edit from a word of
-        five letters or more, two from one of nine or more. Words of names are masked before this."""
-        if word in self.vocabulary or len(word) < MIN_SPELLED or not word.isalpha():
-            return word
-        memo = self.__dict__.setdefault("_spelling", {})
-        if word not in memo:
-            from rapidfuzz import process
-            from rapidfuzz.distance import OSA
-
-            unigrams = self.__dict__.get("_unigrams")
-            if unigrams is None:
-                unigrams = self.__dict__["_unigrams"] = [g for g in self.vocabulary if " " not in g and g.isalpha()]
-            edits = 2 if len(word) >= 9 else 1
-            best = process.extractOne(word, unigrams, scorer=OSA.distance, score_cutoff=edits)  # a swap is one edit
-            memo[word] = best[0] if best is not None and len(best[0]) >= MIN_SPELLED else word
-            if len(memo) > SPELLING_MEMO:
-                memo.pop(next(iter(memo)))
-        return memo[word]
+        """`word`, or the wording word it misspells ("directd" -> "directed"; bot.understanding.vocabulary.Speller).
+        Words of names are masked before this."""
+        speller = self.__dict__.get("_speller")
+        if speller is None:
+            speller = self.__dict__["_speller"] = Speller(g for g in self.vocabulary if " " not in g)
+        return speller(word)
 
     def predict(self, masked_texts: list[str]) -> np.ndarray:
         """Chain probabilities (rows follow `masked_texts`, columns follow `self.classes`)."""

@@ -22,32 +22,36 @@ from dataclasses import dataclass, field, replace
 from bot.core.contracts import Aggregate, Ask, Comparison, Constraint, Hop, LinkedEntity, Shared, Verification
 from bot.core.text import Token, contracted_not
 from bot.kg import queries
-from bot.understanding.lexicon import FILM_WORDS, GENERIC, STOP, Lexicon
+from bot.understanding.constructions.comparison import COMPARATIVES
+from bot.understanding.constructions.comparison import WORDS as COMPARISON_WORDS
+from bot.understanding.constructions.conditions import COUNTRY_ADJECTIVES, SUBGENRES
+from bot.understanding.constructions.shared import SHARED_WORDS
+from bot.understanding.constructions.superlative import GLOBAL_SCOPE, SUPERLATIVES
+from bot.understanding.constructions.verification import WORDS as VERIFICATION_WORDS
+from bot.understanding.lexicon import Lexicon
 from bot.understanding.linking import link_span
 from bot.understanding.mentions import Span
 from bot.understanding.quantities import Quantity, quantities
+from bot.understanding.vocabulary import (
+    ANY_ROLE_WORDS,
+    EXCLUDING,
+    FILLER_START,
+    FILM_WORDS,
+    GENERIC,
+    NEGATIONS,
+    OTHER_WORDS,
+    SET_WORDS,
+    STOP,
+    YES_NO_START,
+    word_class,
+)
 
-YES_NO_START = frozenset("did does do is was were has have are can could had".split()) | frozenset(
-    "didn doesn don isn wasn weren aren hasn haven hadn".split())  # "didn't X direct Y?" asks yes or no as "did" does
-FILLER_START = frozenset("ok okay so hey hi hiya hello greetings yo well question quick please um and but bot moviebot there again sorry".split())
-COMPARATIVES = {  # word -> (what is compared, the greater value wins)
-    "longer": ("duration", True), "shorter": ("duration", False), "older": ("date", False), "newer": ("date", True),
-    "earlier": ("date", False), "later": ("date", True), "younger": ("date", True),
-}
-SUPERLATIVES = {
-    "longest": ("duration", "max"), "shortest": ("duration", "min"), "newest": ("date", "max"), "latest": ("date", "max"),
-    "oldest": ("date", "min"), "earliest": ("date", "min"), "youngest": ("date", "max"), "last": ("date", "max"),
-    "first": ("date", "min"), "highest": ("money", "max"), "lowest": ("money", "min"), "biggest": ("money", "max"),
-    "smallest": ("money", "min"), "recent": ("date", "max"),
-}
-MONEY_WORDS = frozenset("money gross grossed grossing earned earn earnings revenue successful box office takings".split())
-AWARD_COUNT_WORDS = frozenset("oscars oscar awards award prizes prize".split())
-MOST = frozenset({"most", "more"})
-GLOBAL_SCOPE = re.compile(r"\b(?:in (?:your|the|my) (?:database|knowledge graph|graph|kg|collection|data)|(?:you|u) know|of all time|ever|"
-                          r"(?:you|u) have|in (?:the|your) (?:whole|entire) )", re.I)
-ANY_ROLE_WORDS = frozenset("made make makes making worked work works working done do involved".split())
-WITH_WORDS = frozenset({"with", "featuring", "starring", "and", "together"})
-NEGATIONS = frozenset({"without", "excluding", "except", "not"})
+MONEY_WORDS = word_class("money_words")
+AWARD_COUNT_WORDS = word_class("award_words")
+OSCAR_WORDS = word_class("oscar_words")
+MOST = COMPARISON_WORDS["more"]
+BEFORE_AFTER = COMPARISON_WORDS["before_after"]
+ANY_FILM_WORDS = VERIFICATION_WORDS["any_film"]
 
 
 def negates(toks, k: int) -> bool:
@@ -55,10 +59,7 @@ def negates(toks, k: int) -> bool:
     return toks[k][0] in NEGATIONS or contracted_not(toks, k)
 
 
-# words before a name the answers leave out ("apart from X", "besides X"); "alongside X" leaves X out of a cast
-# ("who starred alongside X in Heat") but is no exclusion of a film set ("films with X alongside Y")
-EXCLUDING = frozenset({"apart from", "aside from", "except", "except for", "besides", "beside", "other than", "excluding",
-                       "not counting", "alongside", "but not"})
+# "alongside X" leaves X out of a cast ("who starred alongside X in Heat") but is no exclusion of a film set ("films with X alongside Y")
 FILM_EXCLUDING = EXCLUDING - {"alongside"}
 
 
@@ -69,24 +70,8 @@ def excluding_words(toks, a: int, start: int, phrases: frozenset[str] = FILM_EXC
             return set(range(start - size, start))
     return set()
 
-COUNTRY_ADJECTIVES = {
-    "american": "United States", "british": "United Kingdom", "english": "United Kingdom", "french": "France", "german": "Germany",
-    "italian": "Italy", "spanish": "Spain", "japanese": "Japan", "canadian": "Canada", "australian": "Australia",
-    "turkish": "Turkey", "swiss": "Switzerland", "austrian": "Austria", "irish": "Ireland", "swedish": "Sweden", "danish": "Denmark",
-    "norwegian": "Norway", "finnish": "Finland", "dutch": "Netherlands", "belgian": "Belgium", "polish": "Poland", "czech": "Czech Republic",
-    "hungarian": "Hungary", "greek": "Greece", "portuguese": "Portugal", "russian": "Russia", "soviet": "Soviet Union", "chinese": "China",
-    "taiwanese": "Taiwan", "korean": "South Korea", "indian": "India", "iranian": "Iran", "israeli": "Israel", "mexican": "Mexico",
-    "brazilian": "Brazil", "argentine": "Argentina", "argentinian": "Argentina", "chilean": "Chile", "moroccan": "Morocco",
-    "thai": "Thailand", "indonesian": "Indonesia", "lebanese": "Lebanon", "zealand": "New Zealand",
-}
-SUBGENRES = {"slasher": "horror"}
-SET_WORDS = frozenset({"those", "them", "these"})
-ANY_FILM_WORDS = frozenset({"anything", "any", "ever", "something", "film", "movie", "films", "movies", "together"})  # "... together in anything"
-SHARED_WORDS = frozenset({"both", "same", "common", "share", "shared", "shares", "sharing"})  # what films have in common
-BEFORE_AFTER = frozenset({"before", "after", "since", "prior"})
-OTHER_WORDS = frozenset({"other", "else", "another", "more"})
-COMPOSITION_WORDS = frozenset(COMPARATIVES) | frozenset(SUPERLATIVES) | MONEY_WORDS | AWARD_COUNT_WORDS | frozenset(
-    "recent often times together both without excluding hour hours hr hrs minute minutes min mins decade decades".split())  # a genre counted with a broader one (besides the labels that contain the broader word)
+COMPOSITION_WORDS = frozenset(COMPARATIVES) | frozenset(SUPERLATIVES) | MONEY_WORDS | AWARD_COUNT_WORDS | word_class("units") | frozenset(
+    "recent often times together both without excluding".split())
 
 
 @dataclass
@@ -416,7 +401,11 @@ class Composer:
         names, quants = self._names_and_quantities(text, toks, spans, a, b, name_like)
         names = [n for n in names if n.entity.group != "film"]
         reading = Composition()
-        return reading.constraints if self._scope(text, toks, a, b, names, quants, reading) else []
+        if not self._scope(text, toks, a, b, names, quants, reading):
+            return []
+        # "what other films would you recommend", "the kids have seen all of those": a recommendation never returns the
+        # films it starts from, and its "those" are the films it names, not the conversation's last list
+        return [c for c in reading.constraints if not c.op.conversational]
 
     # --- the forms ----------------------------------------------------------------------
 
@@ -471,7 +460,7 @@ class Composer:
             return reading
         if self.award and words & {"win", "won", "oscar", "oscars", "awards", "award"}:
             reading.relations.add(self.award)
-            families = self.oscars if words & {"oscar", "oscars", "academy"} else ()
+            families = self.oscars if words & OSCAR_WORDS else ()
             reading.verification = Verification(self.award, 0, None, "any", "", families)
             return reading
         return None
@@ -555,7 +544,7 @@ class Composer:
             used |= {k for k in range(a, b) if toks[k][0] in MONEY_WORDS | MOST}
         if not relation and "more" in words and set(words) & AWARD_COUNT_WORDS and len(films) >= 2:
             relation, count = self.award, True
-            families = self.oscars if set(words) & {"oscar", "oscars", "academy"} else ()
+            families = self.oscars if set(words) & OSCAR_WORDS else ()
             used |= {k for k in range(a, b) if toks[k][0] in AWARD_COUNT_WORDS | MOST}
         if not relation and "more" in words and len(people) >= 2:
             relations, verb = self.clause_verb_relations(toks, a, b, {k for n in people for k in n.tokens})
@@ -609,8 +598,7 @@ class Composer:
     @staticmethod
     def other_films(toks, a: int, b: int) -> set[int]:
         """'any other films', 'what else': the films already talked about are left out."""
-        return {k for k in range(a, b) if toks[k][0] in OTHER_WORDS - {"more"}
-                or toks[k][0] == "more" and k + 1 < b and toks[k + 1][0] in FILM_WORDS}
+        return {k for k in range(a, b) if toks[k][0] in OTHER_WORDS or toks[k][0] == "more" and k + 1 < b and toks[k + 1][0] in FILM_WORDS}
 
     def _scope(self, text, toks, a, b, names: list[Name], quants: list[Quantity], reading: Composition) -> bool:
         """The films a superlative, count or filter is over: conditions from the clause's names and quantities,
@@ -728,7 +716,7 @@ class Composer:
             # "which actor appears most often with De Niro": the named person is not one of the answers
             reading.aggregate = Aggregate("most", relation)
         elif op == "max_count":
-            reading.aggregate = Aggregate("max", relation, self.oscars if set(words) & {"oscar", "oscars", "academy"} else ("*count",))
+            reading.aggregate = Aggregate("max", relation, self.oscars if set(words) & OSCAR_WORDS else ("*count",))
         else:
             reading.aggregate = Aggregate(op, relation)
         reading.relations.add(relation)
@@ -755,7 +743,7 @@ class Composer:
         if set(counted) & AWARD_COUNT_WORDS and len(films) == 1 and self.award:
             reading.entities.append(films[0].entity)
             reading.used |= set(films[0].tokens) | {a + k for k in range(many + 1, min(len(words), many + 3)) if words[k] in AWARD_COUNT_WORDS | {"academy"}}
-            families = self.oscars if set(counted) & {"oscar", "oscars", "academy"} or "academy" in words else ()
+            families = self.oscars if set(counted) & OSCAR_WORDS or "academy" in words else ()
             reading.asks.append(Ask((Hop(self.award, True),), 0, None, text[toks[a][1] : toks[b - 1][2]]))
             reading.aggregate = Aggregate("count", self.award, families)
             reading.relations.add(self.award)

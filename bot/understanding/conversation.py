@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from bot.core.text import words
+from bot.understanding.vocabulary import word_set
 
 # (intent, pattern over the lower-cased message); a message is small talk when these and filler words cover it
 SOCIAL = (
@@ -40,8 +41,7 @@ SOCIAL = (
                  r"hey there|nice to meet you|pleased to meet you"),
 )
 _SOCIAL = [(intent, re.compile(rf"(?<![\w'])(?:{pattern})(?![\w'])")) for intent, pattern in SOCIAL]
-FILLER = frozenset("""so well oh ah um uh hmm please pls bot moviebot there again very much really just and but then
-    you u i me my it this that is a the to for all today now yes no yeah yep nope lol haha""".split())
+FILLER = word_set("social_filler")
 INJECTION = re.compile(
     r"\b(?:ignore|disregard|forget|override|bypass)\b.{0,40}\b(?:graph|kg|instructions?|rules?|prompt|previous|above|everything|"
     r"all|data|facts?|knowledge)\b|\bpretend (?:to be|you(?:'re| are))\b|\byou are now\b|\bact as (?:a|an|if)\b|\bsystem prompt\b|"

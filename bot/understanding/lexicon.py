@@ -22,31 +22,10 @@ from functools import cached_property, lru_cache
 from bot.core.contracts import Hop
 from bot.core.text import words
 from bot.kg.bundle import Bundle
+from bot.understanding.vocabulary import FILM_WORDS, GENERIC, QUESTION_WORDS, ROLE_VERBS, SHARE_CUES, STOP, WORK_VERBS, word_set
 
-# function words: never evidence of anything
-STOP = frozenset(
-    """a an the of in on at to for from by with about as into onto over under and or but nor so than then that this these
-    those it its it's itself is are was were be been being am do does did done doing has have had having will would shall
-    should can could may might must i me my mine we us our you your yours he him his she her hers they them their theirs
-    who whom whose what which when where why how there here not no yes any some all each every both either neither one
-    ones s t d ll re ve m o just very also too really please pls plz thanks thank thx ty kindly""".split()
-)
-# question and request wording, greetings and fillers: explained in any question
-GENERIC = frozenset(
-    """tell say give show list name find know let want like need wonder wondering curious question quick help answer
-    approach factual fact facts info information detail details bot hi hello hey hiya yo ok okay so um uh well hmm
-    please sure cool great awesome nice anyway btw actually again now today right guess think mean exactly
-    film films movie movies picture pictures flick flicks feature features title titles thing things somebody someone
-    anyone anybody person people everything something anything whole entire full complete
-    exist exists existing there different worked work works working
-    sorry bother bothering excuse interested interesting lol haha cheers mate buddy friend dear sir madam wise fav favs favorite
-    favourite favourites get got gets getting use uses vs versus""".split()
-)
 _FUNCTION_WORDS = sorted(w for w in STOP | GENERIC if len(w) >= 3)
-ROLE_WORDS = frozenset("worked work works working made make done been".split())  # "has X worked with": any role of a name
-FILM_WORDS = frozenset({"film", "films", "movie", "movies", "flick", "flicks", "filmography", "work", "works"})
-# words that make a chain go through a shared value: "other films by the director of X", "what else"
-SHARE_CUES = frozenset("other others else same share shares shared sharing another".split())
+ROLE_WORDS = ROLE_VERBS - {"makes", "making"} | WORK_VERBS | {"done", "been"}  # "has X worked with": any role of a name
 # what people ask that the graph may not hold: cue -> what is missing (unless the bundle's own phrasings use the word)
 UNSUPPORTED = {
     "born": "where or when people were born", "birthplace": "where people were born", "birthday": "birthdays",
@@ -231,7 +210,7 @@ class Lexicon:
 
 # cue words that evidence a relation but never speak against another one: "the producers behind X", "who made
 # the music for X" (the director is "behind" a film and "made" it, when nothing more precise is said)
-WEAK_CUES = frozenset("behind made make makes making".split())
+WEAK_CUES = ROLE_VERBS | {"behind"}
 
 # what a question's first words say about the kind of its answer
 WH_TYPES = {"who": "person", "whom": "person", "whose": "person", "when": "date", "where": "place"}
@@ -252,10 +231,8 @@ LIST_REQUESTS = frozenset("list name show give find tell".split())
 # nouns after "film" that make it a compound ("film genre", "movie language"): the compound is asked for
 COMPOUND_HEADS = frozenset("genre genres language languages type types rating ratings series franchise studio tags tag "
                            "score scores budget length runtime".split())
-QUESTION_WORDS = frozenset("who whom whose what which when where why how".split())
 # words before the question proper, which say nothing about its answer
-PREAMBLE = frozenset("i was am wondering wonder curious hey hi hello so ok okay well please quick question can could would "
-                     "you do know tell me um just".split())
+PREAMBLE = word_set("preamble")
 # words after a relative "which"/"that" ("the films which starred X"): a verb, not the noun an interrogative asks for
 RELATIVE_FOLLOWERS = frozenset(
     "is are was were has have had did do does starred stars directed wrote written made features featured "

@@ -34,47 +34,46 @@ from bot.core.text import YEAR, Token, contracted_not, tokens
 from bot.kg import queries
 from bot.kg.graph import KG
 from bot.understanding.classifier import ChainClassifier
-from bot.understanding.compose import COMPOSITION_WORDS, EXCLUDING, FILLER_START, YES_NO_START, Composer, Composition, excluding_words
+from bot.understanding.compose import COMPOSITION_WORDS, OSCAR_WORDS, Composer, Composition, excluding_words
 from bot.understanding.conversation import decline_intent, social_intent
 from bot.understanding.cues import question_kind
-from bot.understanding.lexicon import (
-    FILM_WORDS,
-    GENERIC,
-    PLACE_GROUPS,
-    QUESTION_WORDS,
-    SHARE_CUES,
-    STOP,
-    WEAK_CUES,
-    Explanation,
-    Lexicon,
-    expected_answer,
-)
+from bot.understanding.lexicon import PLACE_GROUPS, WEAK_CUES, Explanation, Lexicon, expected_answer
 from bot.understanding.linking import Namesakes, link_span, namesakes
 from bot.understanding.mentions import IndexMentions, Span
 from bot.understanding.quantities import quantities
 from bot.understanding.questions import ENT, supported_chains
 from bot.understanding.series import SeriesOrdinals
+from bot.understanding.vocabulary import (
+    EXCLUDING,
+    FILLER_START,
+    FILM_WORDS,
+    GENERIC,
+    LIST_WORDS,
+    PRONOUNS,
+    QUESTION_START,
+    QUESTION_WORDS,
+    SHARE_CUES,
+    STOP,
+    TITLE_FUNCTION_WORDS,
+    YES_NO_START,
+    Speller,
+    word_set,
+)
 
 MAX_CANDIDATES = 16
-MIN_SPELLED = 5  # shorter words are not spell-corrected ("Heat" is no typo of "heard")
 MAX_CHAINS_PER_SPAN = 12  # chains scored per span (by classifier probability) before the explanation check
 LENGTH_WEIGHT = 1.0  # log-probability bonus per token of the span
 WORDING_PENALTY = 2.5  # spans made only of question wording ("who", "film") are unlikely names
 FILM_CUES = frozenset({"film", "movie"})
 ROLE_ODDS = 20.0  # how much likelier a chain is when the KG shows the entity in its first relation
-TITLE_FUNCTION_WORDS = frozenset("the a an of and or in on at to for from with by de la le".split())
 # words around a name that does not ask anything yet ("The movie Inside, ...", "Apart from Miko Hughes, ...")
 TOPIC_WORDS = frozenset({"the", "a", "an", "about", "so", "ok", "okay", "now", "vs", "versus", "and", "or", "between"}
                         | {w for phrase in EXCLUDING for w in phrase.split()})
 # a closing clause that asks nothing ("... and The Wizard of Oz? thank you"): no question for a topic before it
-POLITENESS = frozenset("thank thanks you thx ty please pls cheers much very so lot a in advance bot".split())
+POLITENESS = word_set("politeness")
 NAMESAKE_READINGS = 6
 MIN_COMPLETE_PROBABILITY = 0.0005  # a complete reading below this classifier probability is not preferred  # the best readings whose namesake films are told apart before the best is chosen
 TRUST_WITH_UNKNOWN_WORDS = 0.2  # a reading that leaves unknown words is trusted only when the classifier is this sure
-PRONOUNS = {"it": "thing", "its": "thing", "itself": "thing", "he": "person", "him": "person", "his": "person",
-            "she": "person", "her": "person", "hers": "person", "they": "any", "them": "any", "their": "any"}
-QUESTION_START = frozenset("who whom whose what which when where how why is are was were did does do has have had can could tell name list give show".split())
-LIST_WORDS = frozenset({"and", "or", "both", "as", "well", "also", "plus"})
 ORIGINAL_WORDS = frozenset({"original", "first", "earliest", "oldest", "older", "classic", "earlier"})
 REMAKE_WORDS = frozenset({"remake", "newest", "newer", "latest", "later", "recent", "modern", "new"})
 SEE_REQUEST = re.compile(r"\W*(?:(?:yo|hey|hi|hello|ok|okay|so|please|now)\W+)*(?:(?:can|could|may) i (?:please )?(?:see|have a look at)|"
@@ -118,32 +117,6 @@ def topic_role(bundle, hop) -> tuple[str, str]:
     """The relation of a chain's first hop and the topic entity's side of its triples ("s" or "o")."""
     forward = bundle.relations[hop.relation].direction == "forward"
     return hop.relation, "s" if forward == hop.to_value else "o"
-
-
-class Speller:
-    """A misspelt question word read as the word it misspells ("lonest" -> "longest", "directd" -> "directed"):
-    one edit (a swap counts as one) from a word of five letters or more, two from one of nine or more, keeping
-    the first letter (typos rarely change it, and other words do: "bother" is not "other").
-    Names are matched by the label index, not here."""
-
-    def __init__(self, vocabulary):
-        self.vocabulary = frozenset(w for w in vocabulary if w.isalpha())
-        self.words = sorted(w for w in self.vocabulary if len(w) >= MIN_SPELLED)
-        self.memo: dict[str, str] = {}
-
-    def __call__(self, word: str) -> str:
-        if word in self.vocabulary or len(word) < MIN_SPELLED or not word.isalpha():
-            return word
-        if word not in self.memo:
-            from rapidfuzz import process
-            from rapidfuzz.distance import OSA
-
-            same_start = [w for w in self.words if w[0] == word[0]]
-            best = process.extractOne(word, same_start, scorer=OSA.distance, score_cutoff=2 if len(word) >= 9 else 1)
-            self.memo[word] = best[0] if best is not None else word
-            if len(self.memo) > 10_000:
-                self.memo.pop(next(iter(self.memo)))
-        return self.memo[word]
 
 
 class Understander:
@@ -431,7 +404,7 @@ class Understander:
 
     def _families(self, toks, a: int, b: int, reading: ClauseReading):
         """'Which Oscars did Roma win': of the awards, only the Academy Awards answer."""
-        oscars = {"oscar", "oscars", "academy"} & {toks[k][0] for k in range(a, b)}
+        oscars = OSCAR_WORDS & {toks[k][0] for k in range(a, b)}
         award = self.composer.award
 
         def families(chain) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
@@ -19,9 +19,6 @@ from rapidfuzz.distance import OSA
 from bot.kg.labels import LabelIndex
 from bot.understanding.mentions import VARIANT_SCORE, Span, numbers_agree
 from bot.understanding.ner.sentences import PERSON, TITLE
-
-if TYPE_CHECKING:  # Flair loads only with the tagger
-    from bot.understanding.ner.tagger import NerTagger
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +29,12 @@ BOUNDARY_SLACK = 2  # words a tagged boundary may move to meet a label exactly
 MAX_EXTENSION = 4  # words a tagged span may grow by on each side to become a whole label
 OTHER_GROUP_PENALTY = 5.0  # score lost by a label of another group than the tag names
 ANY_GROUP = "*"
+
+
+class Tagger(Protocol):
+    """What finds the spans (bot.understanding.ner.tagger.NerTagger, which imports this module: Flair loads only with it)."""
+
+    def tag(self, text: str) -> list[TaggedSpan]: ...
 
 
 @dataclass(frozen=True)
@@ -152,7 +155,7 @@ class NerMentions:
     Returns every NER span; those that did not validate carry no entity ids (they only show in the trace).
     """
 
-    def __init__(self, tagger: NerTagger, labels: LabelIndex, threshold: float, wording: frozenset[str] = frozenset()):
+    def __init__(self, tagger: Tagger, labels: LabelIndex, threshold: float, wording: frozenset[str] = frozenset()):
         self.tagger = tagger
         self.labels = labels
         self.matcher = LabelMatcher(labels, threshold)

@@ -1,0 +1,47 @@
+"""The shared vocabulary: word classes written once, sets built from them, the one spell-corrector."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from bot.understanding import vocabulary
+from bot.understanding.vocabulary import PRONOUNS, STOP, Speller, word_set
+
+
+def test_a_set_is_the_union_of_its_classes_and_words():
+    assert vocabulary.word_class("articles") <= STOP and vocabulary.word_class("question_words") <= STOP
+    assert set(PRONOUNS) <= STOP  # a pronoun is a function word wherever it stands
+    assert "please" in word_set("filler_start") and "moviebot" in word_set("filler_start")
+
+
+def test_no_word_is_written_twice_in_one_class_or_set():
+    data = vocabulary._data()
+    for name, words in data["classes"].items():
+        repeated = [w for w, n in Counter(words.split()).items() if n > 1]
+        assert repeated == [], f"class {name}: {repeated}"
+    for name, entries in data["sets"].items():
+        written = [e for e in entries if not e.startswith(("@", "#"))]
+        classes = set().union(*(data["classes"][e[1:]].split() for e in entries if e.startswith("@")))
+        assert [w for w, n in Counter(written).items() if n > 1] == [], name
+        assert sorted(set(written) & classes) == [], f"set {name} repeats words of its own classes"
+
+
+def test_every_word_class_is_read_somewhere():
+    data = vocabulary._data()
+    used = {e[1:] for entries in data["sets"].values() for e in entries if e.startswith("@")}
+    source = "".join(p.read_text(encoding="utf-8") for p in vocabulary.Path(vocabulary.__file__).parent.rglob("*.py"))
+    unread = [name for name in data["classes"] if name not in used and f'"{name}"' not in source]
+    assert unread == []
+
+
+def test_the_speller_corrects_one_slip_and_keeps_the_first_letter():
+    speller = Speller(["longest", "directed", "other", "recommendations"])
+    assert speller("lonest") == "longest" and speller("directd") == "directed"
+    assert Speller(["direct", "directed"])("directd") == "directed"  # of words as close, the longer
+    assert speller("bother") == "bother"  # not "other": typos rarely change the first letter
+    assert speller("heat") == "heat"  # shorter than five letters: never corrected
+    assert speller("recomendatoins") == "recommendations"  # two slips in a long word
+
+
+def test_number_words_are_numbers():
+    assert vocabulary.NUMBER_WORDS["two"] == 2 and vocabulary.NUMBER_WORDS["ten"] == 10
