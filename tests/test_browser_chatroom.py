@@ -54,6 +54,52 @@ async def enter(browser, url: str, name: str):
     return context, page, errors
 
 
+async def test_the_first_screen_is_the_join_card_alone_and_an_empty_room_offers_example_questions(mini_agent, tmp_path):
+    need_browser()
+    from playwright.async_api import async_playwright
+
+    from bot.chat.examples import examples_for
+
+    examples = examples_for(mini_agent)
+    config = ChatroomConfig(db_path=str(tmp_path / "chat.sqlite3"), port=0, bot_password="pw", examples=examples)
+    chatroom = Chatroom(Dialogue(mini_agent).reply, config)
+    url = await chatroom.start()
+    try:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            context = await browser.new_context(viewport={"width": 1100, "height": 760})
+            page = await context.new_page()
+            errors = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            await page.goto(url)
+            await page.locator("#login-view").wait_for()
+            assert await page.locator("#login-name").is_visible()
+            for hidden in ("#chat-view", "#new-room", "#room-title", "#composer", "#login-secret", "#who"):
+                assert not await page.locator(hidden).is_visible(), hidden  # no room panel, no token on loopback
+            ARTIFACTS.mkdir(exist_ok=True)
+            await page.screenshot(path=str(ARTIFACTS / "chatroom-join.png"))
+
+            await page.fill("#login-name", "Ann")
+            await page.click("#login-form button")
+            await page.wait_for_selector("#composer:visible")
+            assert not await page.locator("#login-view").is_visible()
+            buttons = page.locator("#messages .example")
+            await buttons.first.wait_for()
+            shown = [await buttons.nth(i).inner_text() for i in range(await buttons.count()) if await buttons.nth(i).is_visible()]
+            assert shown and shown == [e["question"] for e in examples][: len(shown)]
+            await page.screenshot(path=str(ARTIFACTS / "chatroom-empty-room.png"))
+
+            await page.locator("#messages .example", has_text="Who directed Hamlet 1996?").click()
+            await page.locator(".msg.bot:not(.thinking)").first.wait_for(timeout=30_000)
+            assert "Who directed Hamlet 1996?" in await page.locator(".msg.mine").first.inner_text()
+            assert "Kenneth Branagh" in await page.locator(".msg.bot:not(.thinking) .body").first.inner_text()
+            assert await page.locator("#messages .example").count() == 0  # a room with messages shows none
+            assert errors == []
+            await browser.close()
+    finally:
+        await chatroom.stop()
+
+
 async def test_two_people_two_rooms_answers_trace_and_rating(mini_agent, tmp_path):
     need_browser()
     from playwright.async_api import async_playwright
@@ -178,6 +224,7 @@ async def test_an_exposed_chatroom_needs_the_access_token_and_limits_each_person
             page = await browser.new_page()
             await page.goto(url)
             await page.wait_for_selector("#login-secret-row:not([hidden])")
+            assert await page.locator("#login-secret").is_visible()  # the token field, only where one is needed
             await page.fill("#login-name", "Ann")
             await page.click("#login-form button")  # no token
             await page.locator("#login-error:not(:empty)").wait_for()
@@ -206,6 +253,10 @@ LISTS = {
 }
 
 
+FILMS = [f"Film {n}" for n in range(1, 26)]
+LISTS["films"] = ("Films in the genre drama (25 in all): " + ", ".join(FILMS[:-1]) + " and " + FILMS[-1] + ".", FILMS)
+
+
 def scripted_lists(message):
     from bot.core.contracts import Reply
 
@@ -232,8 +283,15 @@ async def test_lists_render_without_stray_numbers_and_keep_their_units(tmp_path)
             runtimes = page.locator(".msg.bot .body ul li")
             assert await runtimes.count() == 14  # the whole list, also the 10 the sentence left out
             assert [await runtimes.nth(i).inner_text() for i in (0, 3, 13)] == ["178 minutes", "104 minutes", "90 minutes"]
+            await ask(page, "films")
+            films = page.locator(".msg.bot").last.locator(".body ul li")
+            assert await films.count() == 25
+            assert [await films.nth(i).is_visible() for i in (0, 9, 10, 24)] == [True, True, False, False]  # collapsed after 10
             ARTIFACTS.mkdir(exist_ok=True)
             await page.screenshot(path=str(ARTIFACTS / "chatroom-lists.png"))
+            await page.locator(".msg.bot").last.locator(".show-all", has_text="show all 25").click()
+            assert all([await films.nth(i).is_visible() for i in range(25)])
+            assert await page.locator(".msg.bot").last.locator(".show-all").count() == 0
             assert errors == []
             await ctx.close()
             await browser.close()

@@ -78,3 +78,33 @@ def test_every_hinted_question_is_answered(mini_agent, entity):
 def test_a_message_naming_only_an_entity_gets_the_hint_of_its_kind(mini_agent):
     reply = mini_agent.answer("Kenneth Branagh")
     assert "not sure" in reply.text and "What films did Kenneth Branagh direct?" in reply.text, reply.text
+
+
+def test_the_chatroom_examples_come_from_the_readme_table_and_only_for_what_the_bot_offers():
+    from bot.chat import examples
+
+    readme = (examples.README).read_text(encoding="utf-8")
+    rows = examples.table_rows(readme)
+    assert ("a fact", "Who directed Good Will Hunting?") in rows and len(rows) >= 10
+    everything = {name: ("offered",) for name in examples.ROW_NEEDS.values()}
+    shown = examples.example_questions(everything, readme)
+    assert {e["kind"] for e in shown} >= {"a fact", "recommendations", "pictures", "crowd answers"}
+    assert all("→" not in e["question"] and "`" not in e["question"] and not e["question"].endswith(")") for e in shown)
+    bare = examples.example_questions({}, readme)
+    assert {e["kind"] for e in bare}.isdisjoint(examples.ROW_NEEDS) and "a fact" in {e["kind"] for e in bare}
+    assert set(examples.ROW_NEEDS) <= {kind for kind, _ in rows}  # the rows a feature answers are still named so
+
+
+def test_an_installed_package_reads_the_examples_from_its_metadata(monkeypatch, tmp_path):
+    from bot.chat import examples
+
+    monkeypatch.setattr(examples, "README", tmp_path / "no-README.md")  # a wheel: no README next to the package
+    assert examples.SECTION in examples.readme_text()
+
+
+def test_the_examples_offered_on_a_kg_are_the_ones_it_reads(mini_agent):
+    from bot.chat.examples import examples_for
+
+    questions = [e["question"] for e in examples_for(mini_agent)]
+    assert "Who directed Good Will Hunting?" in questions and "Who directed Hamlet 1996?" in questions
+    assert "What films did Julia Roberts star in?" not in questions  # the mini KG has no Julia Roberts

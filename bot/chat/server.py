@@ -19,7 +19,7 @@ database locked by another process gives 503 (try again).
 Extensions for the page (ignored by other clients): the bot may post
 `application/vnd.moviebot.reply+json` {"message", "reply", "inReplyTo"} so the page can show the
 trace panel, and messages then carry `reply` and `inReplyTo`. `GET /api/config` tells the page
-how to log in.
+how to log in (`auth`: open, token or accounts) and which example questions to offer in an empty room.
 
 Access: bound to loopback anyone may join with a display name; bound to any other address
 a login needs the access token (as password) or a configured account, and each person may
@@ -98,6 +98,7 @@ class ChatroomConfig:
     images_dir: str = ""
     rate_per_minute: int = 420  # requests per client and minute (the Speakeasy limit)
     messages_per_minute: int = 30  # messages per person and minute when not on loopback
+    examples: list[dict[str, str]] = field(default_factory=list)  # {"kind", "question"}: shown in an empty room (examples.py)
 
     @property
     def open_access(self) -> bool:
@@ -298,7 +299,7 @@ class ChatroomServer:
     async def api_config(self, _request: web.Request) -> web.Response:
         auth = "open" if self.config.open_access else ("token" if self.config.access_token else "accounts")
         return web.json_response({"auth": auth, "bot": self.config.bot_name, "images": bool(self.config.images_dir),
-                                  "maxMessageChars": MAX_MESSAGE_CHARS})
+                                  "maxMessageChars": MAX_MESSAGE_CHARS, "examples": self.config.examples})
 
     # --- sessions ----------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from bot.core.config import Settings
 from bot.dialogue.dialogue import Dialogue
 
 from .chatroom import Chatroom, chatroom_config
+from .examples import examples_for
 from .runner import Runner
 
 
@@ -30,7 +31,9 @@ def _state_file(settings: Settings, kind: str, *names: str) -> Path:
 
 
 async def start_chatroom(settings: Settings, dialogue: Dialogue) -> Service:
-    chatroom = Chatroom(dialogue.reply, chatroom_config(settings), settings.chat_workers)
+    config = chatroom_config(settings)
+    config.examples = examples_for(dialogue.agent)
+    chatroom = Chatroom(dialogue.reply, config, settings.chat_workers)
     url = await chatroom.start()
     print(f"moviebot chatroom on {url}  (Ctrl-C to stop)", flush=True)
     return Service(chatroom.connector_task, chatroom.stop)

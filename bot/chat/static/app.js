@@ -161,15 +161,35 @@ function tracePanel(reply) {
 
 const RATINGS = [["THUMBS_UP", "▲ good", "a good answer"], ["THUMBS_DOWN", "▼ wrong", "wrong or unhelpful"], ["STAR", "★", "a great answer"]];
 
+// --- long lists: the first LIST_SHOWN items, and a button for the rest -------------------------------
+
+const LIST_SHOWN = 10;
+
+function collapseLists(body, key) {
+  body.querySelectorAll("ul, ol").forEach((list, n) => {
+    const items = [...list.children];
+    const listKey = `${key}:${n}`;
+    if (items.length <= LIST_SHOWN + 2 || state.expanded.has(listKey)) return;  // one or two more are shown, not hidden behind a button
+    items.slice(LIST_SHOWN).forEach((item) => { item.hidden = true; });
+    const more = el("button", { type: "button", class: "link show-all", onclick: () => {
+      items.forEach((item) => { item.hidden = false; });
+      state.expanded.add(listKey);
+      more.remove();
+    } }, `show all ${items.length}`);
+    list.after(more);
+  });
+}
+
 function messageNode(m) {
   const room = state.rooms.get(state.current);
   const mine = room && m.authorAlias === room.alias;
   const bot = m.authorAlias === state.config.bot;
   const kind = m.reply ? m.reply.kind : "";
+  const body = el("div", { class: "body" }, bot ? renderReply(m.message, m.reply) : renderText(m.message, false));
   const node = el("li", { class: `msg ${mine ? "mine" : ""} ${bot ? "bot kind-" + kind : ""}`, "data-ordinal": m.ordinal },
-    el("div", { class: "author" }, m.authorAlias),
-    el("div", { class: "body" }, bot ? renderReply(m.message, m.reply) : renderText(m.message, false)));
+    el("div", { class: "author" }, m.authorAlias), body);
   if (bot) {
+    collapseLists(body, `${state.current}:${m.ordinal}`);
     const tools = el("div", { class: "tools" });
     if (m.reply) {
       tools.append(`${Number(m.reply.latency_ms || 0).toFixed(0)} ms`);
@@ -188,10 +208,29 @@ function messageNode(m) {
   return node;
 }
 
+// An empty room offers a few questions from the README's "What can I ask?" table (sent by the server in
+// /api/config, only those this bot answers); a click asks it.
+const EXAMPLES_SHOWN = 8;
+
+function examplesNode() {
+  const examples = state.config.examples || [];
+  const buttons = examples.map((e, i) => {
+    const button = el("button", { type: "button", class: "example", title: e.kind, onclick: () => send(e.question) }, e.question);
+    button.hidden = i >= EXAMPLES_SHOWN;
+    return button;
+  });
+  const more = examples.length > EXAMPLES_SHOWN ? el("button", { type: "button", class: "link more-examples", onclick: () => {
+    buttons.forEach((b) => { b.hidden = false; });
+    more.remove();
+  } }, "more examples") : null;
+  return el("li", { class: "examples" }, el("p", {}, "Ask me about films, for example:"), el("div", { class: "example-list" }, buttons), more);
+}
+
 function showMessages() {
   const list = $("messages");
   const msgs = [...(state.messages.get(state.current) || new Map()).values()].sort((a, b) => a.ordinal - b.ordinal);
   list.replaceChildren(...msgs.map(messageNode));
+  if (!msgs.length && (state.config.examples || []).length) list.append(examplesNode());
   const last = msgs.at(-1);
   const room = state.rooms.get(state.current);
   if (last && room && last.authorAlias !== state.config.bot && room.remainingTime > 0) {
@@ -284,6 +323,18 @@ function listen() {
   stream.onerror = () => { if (!state.poll) state.poll = setInterval(() => refreshRoom().catch(() => {}), 2000); };
 }
 
+async function send(text) {
+  if (!text || !state.current) return;
+  $("send").disabled = true;
+  try { await api("POST", `/api/room/${state.current}`, text, "text/plain; charset=utf-8"); $("text").value = ""; $("room-error").textContent = ""; }
+  catch (err) {  // the text stays in the box to send again
+    $("text").value = text;
+    $("room-error").textContent = err.message;
+    if (err.status === 400) refreshRoom().catch(() => {});  // e.g. the room was closed meanwhile
+  }
+  finally { $("send").disabled = false; $("text").focus(); }
+}
+
 // --- start ---------------------------------------------------------------------------------------------
 
 async function enter() {
@@ -306,6 +357,7 @@ async function enter() {
 async function start() {
   state.reactions = new Map();
   state.openTraces = new Set();
+  state.expanded = new Set();  // long lists shown whole ("room:ordinal:list")
   state.config = await api("GET", "/api/config");
   state.me = localStorage.getItem("moviebot-name");
   if (state.config.auth !== "open") {
@@ -322,17 +374,9 @@ async function start() {
       await enter();
     } catch (err) { $("login-error").textContent = err.message; }
   });
-  $("composer").addEventListener("submit", async (e) => {
+  $("composer").addEventListener("submit", (e) => {
     e.preventDefault();
-    const text = $("text").value.trim();
-    if (!text || !state.current) return;
-    $("send").disabled = true;
-    try { await api("POST", `/api/room/${state.current}`, text, "text/plain; charset=utf-8"); $("text").value = ""; $("room-error").textContent = ""; }
-    catch (err) {  // the text stays in the box to send again
-      $("room-error").textContent = err.message;
-      if (err.status === 400) refreshRoom().catch(() => {});  // e.g. the room was closed meanwhile
-    }
-    finally { $("send").disabled = false; $("text").focus(); }
+    send($("text").value.trim());
   });
   $("text").addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("composer").requestSubmit(); } });
   $("new-room").addEventListener("click", () => newRoom().catch((e) => { $("room-error").textContent = e.message; }));
