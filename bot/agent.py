@@ -24,6 +24,7 @@ from bot.core.contracts import Constraint, Conversation, Facts, LinkedEntity, Re
 from bot.core.errors import MoviebotError, PlanError, StoreError
 from bot.core.features import Amender, Contribution, Fallback, Handler, Phraser
 from bot.core.kinds import REGISTRY, Kind
+from bot.core.results import FilmsResult
 from bot.core.text import clean_message, join_labels, join_or
 from bot.features import Loaded, load_features, run_build_steps
 from bot.generation.templates import template_sentence
@@ -486,8 +487,7 @@ def cut_list_conditions(conversation: Conversation) -> list[Constraint]:
     if not conversation.turns:
         return []
     understanding, facts = conversation.turns[-1]
-    composition = facts.extra.get("composition", {})
-    if composition.get("form") != "films" or composition.get("total", 0) <= len(facts.answers):
+    if not isinstance(facts.result, FilmsResult) or facts.result.total <= len(facts.answers):
         return []
     if any(c.op in ("earlier", "not_earlier") for c in understanding.constraints):
         return []  # a list that was itself drawn from earlier films: those films are what it listed

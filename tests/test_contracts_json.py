@@ -16,12 +16,13 @@ from typing import Any
 
 import pytest
 
-from bot.core import contracts
+from bot.core import contracts, results
 from bot.core.contracts import from_data, to_data
 from bot.dialogue import dialogue
 
 CONTRACTS = [c for _, c in inspect.getmembers(contracts, inspect.isclass) if dataclasses.is_dataclass(c) and c.__module__ == contracts.__name__]
 MEMORY = [dialogue.RoomMemory, dialogue.Clarification, dialogue.Option]
+RESULTS = list(results.RESULTS.values())
 
 
 class Sampler:
@@ -63,6 +64,8 @@ class Sampler:
             return f"text {self.next()}"
         if isinstance(kind, type) and issubclass(kind, enum.Enum):
             return list(kind)[-1]  # (defaults are first members)
+        if dataclasses.is_dataclass(kind) and hasattr(kind, "variant"):  # a base class: each of its forms in turn
+            return self.instance(RESULTS[self.next() % len(RESULTS)], depth + 1)
         if dataclasses.is_dataclass(kind):
             return self.instance(kind, depth + 1)
         raise TypeError(f"no sample value for {kind!r}: extend the sampler")
@@ -71,6 +74,8 @@ class Sampler:
         hints = typing.get_type_hints(kind)
         values = {}
         for f in dataclasses.fields(kind):
+            if not f.init:
+                continue
             value = self.value(hints[f.name], depth)
             if hints[f.name] is bool:
                 value = not (f.default if f.default is not dataclasses.MISSING else False)
@@ -81,6 +86,8 @@ class Sampler:
 def defaults(kind: type) -> dict[str, Any]:
     out = {}
     for f in dataclasses.fields(kind):
+        if not f.init:
+            continue
         if f.default is not dataclasses.MISSING:
             out[f.name] = f.default
         elif f.default_factory is not dataclasses.MISSING:
@@ -94,7 +101,7 @@ def test_the_contracts_module_has_the_dataclasses_the_pipeline_passes():
             "Aggregate", "Comparison", "Verification", "Hop", "Answer", "Fact", "TraceStep"} <= names
 
 
-@pytest.mark.parametrize("kind", CONTRACTS + MEMORY, ids=lambda k: k.__name__)
+@pytest.mark.parametrize("kind", CONTRACTS + MEMORY + RESULTS, ids=lambda k: k.__name__)
 def test_every_field_round_trips_through_json(kind):
     original = Sampler().instance(kind)
     for name, default in defaults(kind).items():

@@ -79,8 +79,7 @@ def plans(kg) -> list[tuple[list[Constraint], Aggregate | None]]:
 
 def reply(kg, constraints, aggregate):
     facts = ComposedAnswers(kg, single=None).films(Understanding("q", Kind.FACTUAL, constraints=constraints, aggregate=aggregate))
-    composition = {k: v for k, v in facts.extra["composition"].items() if k != "sparql"}
-    return [(a.label, a.iri) for a in facts.answers], [(f.subject, f.value) for f in facts.facts], composition
+    return [(a.label, a.iri) for a in facts.answers], [(f.subject, f.value) for f in facts.facts], facts.result
 
 
 def test_the_table_answers_every_composition_as_sparql_does(kg, monkeypatch):

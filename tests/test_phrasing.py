@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from bot.agent import Agent
 from bot.core.config import Settings
 from bot.core.contracts import Answer, Fact, Facts, Hop, LinkedEntity, Sentence
+from bot.core.results import Condition, FilmsResult
+from bot.core.terms import Op
 from bot.generation.phrasing import guard, prompt
 from bot.generation.phrasing import model as llm_model
 from bot.generation.phrasing.grammar import sentence_grammar
@@ -565,20 +567,18 @@ def test_films_with_one_condition_are_phrased_as_that_values_films_and_more_cond
     bundle = mini_agent.kg.bundle
     drama = LinkedEntity("drama film", "http://test.invalid/drama", "drama film", 100.0, "genre")
     answers = [Answer("Milk", "http://test.invalid/Milk"), Answer("Good Will Hunting", "http://test.invalid/GWH")]
-    condition = {"relations": ["genre"], "op": "in", "said": "dramas", "noun": "genre", "group": "genre", "values": ["drama film"]}
-    facts = Facts("factual", "which films are dramas", answers, [], [drama], (),
-                  extra={"composition": {"form": "films", "constraints": [condition], "said": ["dramas"], "total": 2}})
+    condition = Condition(Op.IN, ("genre",), "dramas", "genre", "genre", ("drama film",))
+    facts = Facts("factual", "which films are dramas", answers, [], [drama], (), result=FilmsResult((condition,), 2))
     task, why = task_for(facts, Sentence("Films in the genre drama film: Milk and Good Will Hunting."), bundle)
     assert task is not None, why
     assert task.topic == "drama film" and task.values == ("Milk", "Good Will Hunting") and task.chain == (Hop("genre", False),)
-    year = {"relations": ["publication_date"], "op": "year>=", "said": "after 2000", "noun": "", "group": "", "values": ["2000"]}
-    facts.extra["composition"]["constraints"] = [condition, year]
+    year = Condition(Op.YEAR_FROM, ("publication_date",), "after 2000", values=("2000",))
+    facts.result = FilmsResult((condition, year), 2)
     assert task_for(facts, Sentence("Films in the genre drama film, after 2000: Milk."), bundle)[0] is None
-    facts.extra["composition"].update(constraints=[condition], total=7)  # a list cut short: "these 2 films" would be wrong
+    facts.result = FilmsResult((condition,), 7)  # a list cut short: "these 2 films" would be wrong
     assert task_for(facts, Sentence("Films in the genre drama film: Milk, Good Will Hunting and 5 more."), bundle)[0] is None
     many = [Answer(f"Film {c}", f"http://test.invalid/{c}") for c in "ABCDEF"]
-    facts = replace(facts, answers=many)
-    facts.extra["composition"].update(total=6)
+    facts = replace(facts, answers=many, result=FilmsResult((condition,), 6))
     listed = Sentence("Films in the genre drama film: Film A (1990), Film B, Film C, Film D, Film E and Film F.")
     task, _ = task_for(facts, listed, bundle)
     assert task.lead_in and task.assemble("These 6 films are dramas:") == listed.text.replace("Films in the genre drama film:", "These 6 films are dramas:")

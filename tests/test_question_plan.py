@@ -802,3 +802,23 @@ def test_a_recommendation_saying_those_is_answered_not_crashed(chat):
     reply = chat("can you recommend an animated film that isn't Pixar? the kids have seen all of those")
     assert reply.kind == Kind.RECOMMENDATION and not reply.error, reply.text
     assert "went wrong" not in reply.text
+
+
+# --- overviews ---------------------------------------------------------------------------------
+
+
+def test_an_overview_of_a_film_says_its_year_director_genre_cast_and_running_time(agent):
+    reply = agent.answer("tell me about Heat")
+    assert reply.text.startswith("Heat (1995) was directed by Michael Mann."), reply.text
+    assert "crime film" in reply.text and "Al Pacino" in reply.text and "170 minutes" in reply.text
+    assert {f.value for f in reply.facts} >= {"http://test.invalid/mann", "http://test.invalid/pacino"}
+
+
+def test_an_overview_of_a_person_counts_their_films_per_role(agent):
+    reply = agent.answer("What do you know about David Lynch?")
+    assert reply.text.startswith("In my knowledge graph, David Lynch is the director of 4 films, the screenwriter of 2 films"), reply.text
+
+
+def test_a_question_beside_an_overview_is_answered_too(agent):
+    reply = agent.answer("Tell me about Ronin. Who composed its music?")
+    assert "John Frankenheimer" in reply.text and "Clinton Shorter" in reply.text, reply.text

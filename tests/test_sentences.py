@@ -10,6 +10,8 @@ import pytest
 from pyoxigraph import RdfFormat, Store
 
 from bot.core.contracts import Answer, Facts, Hop, LinkedEntity
+from bot.core.results import Condition
+from bot.core.terms import Op
 from bot.generation.sentences import LIST_INLINE, sentence_table, usd, when
 from bot.generation.templates import template_sentence
 from bot.kg.bundle import load_bundle
@@ -154,21 +156,20 @@ def test_the_sentence_file_names_only_known_placeholders():
 
 
 def test_conditions_name_a_few_earlier_films_and_count_many():
-    from bot.generation.templates import describe_conditions
+    from bot.generation.composed import describe_conditions
 
     bundle = load_bundle(demo_kg())
-    few = {"constraints": [{"op": "among", "values": ["Heat", "Ronin"], "relations": [], "said": ""}]}
-    many = {"constraints": [{"op": "among", "values": [f"Film {n}" for n in range(18)], "relations": [], "said": ""},
-                            {"op": "not_among", "values": ["Jaws"], "relations": [], "said": "other than"}]}
+    few = (Condition(Op.AMONG, values=("Heat", "Ronin")),)
+    many = (Condition(Op.AMONG, values=tuple(f"Film {n}" for n in range(18))), Condition(Op.NOT_AMONG, said="other than", values=("Jaws",)))
     assert describe_conditions(few, bundle) == "among Heat and Ronin"
     assert describe_conditions(many, bundle) == "among those 18 films, other than Jaws"
 
 
 def test_a_decade_said_bare_reads_with_its_article():
-    from bot.generation.templates import describe_conditions
+    from bot.generation.composed import describe_conditions
 
     bundle = load_bundle(demo_kg())
-    decade = {"constraints": [{"op": "year>=", "values": ["1990"], "relations": ["publication_date"], "said": "90s"}]}
-    year = {"constraints": [{"op": "year>=", "values": ["1994"], "relations": ["publication_date"], "said": "1994"}]}
+    decade = (Condition(Op.YEAR_FROM, ("publication_date",), "90s", values=("1990",)),)
+    year = (Condition(Op.YEAR_FROM, ("publication_date",), "1994", values=("1994",)),)
     assert describe_conditions(decade, bundle) == "from the 90s"
     assert describe_conditions(year, bundle) == "from 1994"

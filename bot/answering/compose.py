@@ -6,18 +6,37 @@ store, and only what the reply shows is transferred. On a hub (`hub_films`: cond
 SPARQL would start from thousands of films, where the store looks every one of them up again
 for each other condition) the film table (bot.kg.film_table) finds which films answer and how
 many, and the rows shown are still read from the store. The structured result goes to the generation layer
-in `Facts.extra["composition"]`, with the facts that decide it ("No — the director of Alien is
-Ridley Scott"), and a missing value is said, never guessed.
+in `Facts.result` (a typed result per form, bot.core.results), with the facts that decide it ("No — the director of
+Alien is Ridley Scott"), and a missing value is said, never guessed.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from bot.answering.factual import format_literal
 from bot.core.contracts import Answer, Constraint, Fact, Facts, Hop, LinkedEntity, Understanding, chain_code
 from bot.core.errors import PlanError
 from bot.core.kinds import Kind
+from bot.core.results import (
+    AnyResult,
+    ComparisonResult,
+    Condition,
+    FilmCountResult,
+    FilmsResult,
+    MostResult,
+    OrderedResult,
+    OverviewResult,
+    Result,
+    RoleCount,
+    SharedItem,
+    SharedResult,
+    ShownValue,
+    ValueCountResult,
+    VerificationResult,
+)
+from bot.core.terms import AggregateOp, Check, Group, Op
 from bot.kg import queries
 from bot.kg.store import XSD, Node
 
@@ -72,7 +91,7 @@ def best_matching_films(kg, constraints, limit: int) -> tuple[list[tuple[str, st
         start, size, query = 0, FAME_BATCH, ""
         while start < min(len(by_fame), FAME_CHECKS) and len(found) < limit:
             batch = by_fame[start : start + size]
-            among = Constraint((), "among", tuple(labels.iris[i] for i in batch))
+            among = Constraint((), Op.AMONG, tuple(labels.iris[i] for i in batch))
             query = queries.compose_query("list_all", bundle, [among, *constraints], film_only, **{"$limit": str(len(batch) + 1)})
             hits = {r["film"].value for r in kg.graph.select(query) if "film" in r}
             found += [i for i in batch if labels.iris[i] in hits]
@@ -100,6 +119,8 @@ class ComposedAnswers:
             return Facts(Kind.FACTUAL, understanding.text, topic=understanding.entities, message=exc.user_message)
 
     def _answer(self, understanding: Understanding) -> Facts:
+        if understanding.overview is not None:
+            return self.overview(understanding)
         if understanding.verification is not None:
             return self.verify(understanding)
         if understanding.comparison is not None:
@@ -126,22 +147,21 @@ class ComposedAnswers:
         except ValueError:
             return node.value, shown
 
-    def _facts(self, understanding: Understanding, answers: list[Answer], facts: list[Fact], **composition) -> Facts:
-        return Facts(Kind.FACTUAL, understanding.text, answers, facts, understanding.entities, understanding.chain,
-                     extra={"composition": composition, "sparql": composition.pop("sparql", "")})
+    def _facts(self, understanding: Understanding, answers: list[Answer], facts: list[Fact], result: Result, sparql: str | list[str] = "") -> Facts:
+        return Facts(Kind.FACTUAL, understanding.text, answers, facts, understanding.entities, understanding.chain, result=result,
+                     extra={"sparql": sparql})
 
     # --- yes / no -----------------------------------------------------------------------
 
     def verify(self, understanding: Understanding) -> Facts:
         check = understanding.verification
         topic = understanding.entities[check.topic]
-        relations = check.relation.split(";")
+        relations = tuple(check.relation.split(";"))
         found: list[Answer] = []
         facts: list[Fact] = []
         target = understanding.entities[check.value] if check.value is not None else None
-        base = {"form": "verification", "topic": topic.label, "relations": relations}
-        if target is None and check.op != "any":
-            return self._verify_literal(understanding, topic, relations[0], base)
+        if target is None and check.op is not Check.ANY:
+            return self._verify_literal(understanding, topic, relations[0])
         for relation in relations:
             result = self.single(Understanding(understanding.text, Kind.FACTUAL, (Hop(relation, True),), [topic]))
             if result.source == "embedding":
@@ -149,35 +169,84 @@ class ComposedAnswers:
             found += result.answers
             facts += result.facts
         if not found:
-            return self._facts(understanding, [], [], **base, missing=True)
+            return self._facts(understanding, [], [], VerificationResult(topic.label, relations, missing=True))
         if target is not None:
             wanted = set(check.families) | {target.iri}
             holds = any(a.iri in wanted for a in found)
-            return self._facts(understanding, [Answer("yes" if holds else "no")], facts, **base, value=target.label,
-                               values=[a.label for a in found], holds=holds)
-        if check.op == "any":
-            wanted = set(check.families)
-            hits = [a for a in found if not wanted or a.iri in wanted]
-            return self._facts(understanding, [Answer("yes" if hits else "no")], facts, **base, value="", values=[a.label for a in hits],
-                               holds=bool(hits), any=True)
-    def _verify_literal(self, understanding: Understanding, topic: LinkedEntity, relation: str, base: dict) -> Facts:
+            result = VerificationResult(topic.label, relations, value=target.label, values=tuple(a.label for a in found), holds=holds)
+            return self._facts(understanding, [Answer("yes" if holds else "no")], facts, result)
+        wanted = set(check.families)
+        hits = [a for a in found if not wanted or a.iri in wanted]
+        result = VerificationResult(topic.label, relations, values=tuple(a.label for a in hits), holds=bool(hits), any_value=True)
+        return self._facts(understanding, [Answer("yes" if hits else "no")], facts, result)
+
+    def _verify_literal(self, understanding: Understanding, topic: LinkedEntity, relation: str) -> Facts:
         """'Was Parasite released in 2019?', 'Is X longer than two hours?': the stored value decides."""
         check = understanding.verification
         query = queries.compose_templates()[1]["values"].render({
             "$items": [queries.iri(topic.iri)], "$path": queries.relations_path(self.kg.bundle, (relation,))})
         rows = [r for r in self.kg.graph.select(query) if "value" in r and not r["value"].is_iri]
         if not rows:
-            return self._facts(understanding, [], [], **base, missing=True, sparql=query)
+            return self._facts(understanding, [], [], VerificationResult(topic.label, (relation,), missing=True, literal=check.op), query)
         number, shown = self._value(rows[0]["value"], relation)
         literal = float(check.literal)
-        if check.op in ("=", "year>=", "year<="):
+        if check.op in (Check.EQUALS, Check.YEAR_FROM, Check.YEAR_UNTIL):
             year = int(str(number)[:4])
-            holds = year == literal if check.op == "=" else year >= literal if check.op == "year>=" else year <= literal
+            holds = year == literal if check.op is Check.EQUALS else year >= literal if check.op is Check.YEAR_FROM else year <= literal
+        elif check.op in (Check.GT, Check.GE, Check.LT, Check.LE):
+            holds = {Check.GT: number > literal, Check.GE: number >= literal, Check.LT: number < literal, Check.LE: number <= literal}[check.op]
         else:
-            holds = number > literal if check.op in (">", ">=") else number < literal
+            raise PlanError(f"a literal cannot be checked with {check.op!r}", "that yes/no question")
         fact = Fact(topic.iri, topic.label, relation, rows[0]["value"].value, shown, "kg")
-        return self._facts(understanding, [Answer("yes" if holds else "no")], [fact], **base, value=check.literal, op=check.op,
-                           values=[shown], holds=holds, sparql=query)
+        result = VerificationResult(topic.label, (relation,), value=check.literal, values=(shown,), holds=holds, literal=check.op)
+        return self._facts(understanding, [Answer("yes" if holds else "no")], [fact], result, query)
+
+    # --- overviews -----------------------------------------------------------------------
+
+    def overview(self, understanding: Understanding) -> Facts:
+        """'Tell me about Heat': a film's values along the plan's relations (the single-ask path, so crowd answers amend
+        them and every value is a fact), the best known first; a person's films per role and best-known films."""
+        plan = understanding.overview
+        topic = understanding.entities[plan.topic]
+        labels = self.kg.labels
+        facts: list[Fact] = []
+        sparql: list[str] = []
+
+        def along(hop: Hop) -> list[Answer]:
+            found = self.single(Understanding(understanding.text, Kind.FACTUAL, (hop,), [topic]))
+            sparql.append(found.extra.get("sparql", ""))
+            if found.source == "embedding":
+                return []  # a prediction is no part of what the graph says about it
+            kept = sorted(found.answers, key=lambda a: labels.fame(labels.by_iri[a.iri]) if a.iri in labels.by_iri else (1, a.label, ""))
+            facts.extend(f for f in found.facts if f.value in {a.iri or a.label for a in kept} or f.value_label in {a.label for a in kept})
+            return kept
+
+        if topic.group == Group.FILM:
+            values = []
+            for relation, most in zip(plan.relations, plan.most):
+                answers = along(Hop(relation, True))[:most]
+                if answers:
+                    values.append((relation, tuple(a.label for a in answers)))
+            date = self.kg.bundle.date_relation
+            dated = next((v[0] for r, v in values if date is not None and r == date.name), "")
+            year = str(topic.year) if topic.year else next(iter(re.findall(r"\b\d{4}\b", dated)), "")
+            values = [(r, v) for r, v in values if date is None or r != date.name]
+            result = OverviewResult(topic.label, Group.FILM, year, tuple(values))
+            return self._facts(understanding, [Answer(topic.label, topic.iri)] if values or year else [], facts, result, sparql)
+        rows = self.kg.graph.select(queries.films_per_role(self.kg.bundle, topic.iri, list(plan.relations))) if plan.relations else []
+        counts = {str(r["relation"].value): int(r["n"].value) for r in rows if r.get("relation") is not None}
+        order = list(plan.relations)
+        roles = tuple(RoleCount(r, n) for r, n in sorted(counts.items(), key=lambda rn: (-rn[1], order.index(rn[0]))) if n)
+        films: dict[str, Answer] = {}
+        for role in roles:
+            for answer in along(Hop(role.relation, False)):
+                films.setdefault(answer.iri or answer.label, answer)
+        known = sorted(films.values(), key=lambda a: labels.fame(labels.by_iri[a.iri]) if a.iri in labels.by_iri else (1, a.label, ""))
+        known_for = tuple(a.label for a in known[: plan.known_for])
+        facts = [f for f in facts if f.value in {a.iri for a in known[: plan.known_for]}]
+        result = OverviewResult(topic.label, Group.PERSON, roles=roles, known_for=known_for)
+        return self._facts(understanding, [Answer(topic.label, topic.iri)] if roles else [], facts, result,
+                           [queries.films_per_role(self.kg.bundle, topic.iri, list(plan.relations))] + sparql)
 
     # --- comparisons --------------------------------------------------------------------
 
@@ -188,7 +257,7 @@ class ComposedAnswers:
         path = queries.relations_path(bundle, (comparison.relation,))
         values: dict[str, tuple[float | str, str]] = {}
         if comparison.count:
-            person = items[0].group == "person"
+            person = items[0].group == Group.PERSON
             slots = {"$items": [queries.iri(e.iri) for e in items], "$path": path}
             if person:
                 template = queries.compose_templates()[1]["film_counts"]
@@ -206,22 +275,21 @@ class ComposedAnswers:
                 current = values.get(row["item"].value)
                 if current is None or value[0] < current[0]:
                     values[row["item"].value] = value
-        missing = [e.label for e in items if e.iri not in values]
-        base = {"form": "comparison", "relation": comparison.relation, "greater": comparison.greater, "count": comparison.count,
-                "asked": comparison.asked, "oscars": bool(comparison.families), "sparql": query}
+        missing = tuple(e.label for e in items if e.iri not in values)
+        base = ComparisonResult(comparison.relation, comparison.greater, comparison.count, comparison.asked, bool(comparison.families),
+                                items=tuple(e.label for e in items))
         if missing:
-            return self._facts(understanding, [], [], **base, missing=missing, items=[e.label for e in items])
+            return self._facts(understanding, [], [], replace(base, missing=missing), query)
         pick = max if comparison.greater else min
         best = pick(values[e.iri][0] for e in items)
         winners = [e for e in items if values[e.iri][0] == best]
         facts = [Fact(e.iri, e.label, comparison.relation, values[e.iri][1], values[e.iri][1], "kg") for e in items]
-        shown = [{"label": e.label, "value": values[e.iri][1]} for e in items]
+        holds = len(winners) == 1 and winners[0].iri == items[0].iri
+        result = replace(base, values=tuple(ShownValue(e.label, values[e.iri][1]) for e in items), winners=tuple(w.label for w in winners),
+                         holds=holds, tie=len(winners) > 1)
         if comparison.asked:
-            holds = len(winners) == 1 and winners[0].iri == items[0].iri
-            return self._facts(understanding, [Answer("yes" if holds else "no")], facts, **base, values=shown, holds=holds,
-                               winners=[w.label for w in winners], tie=len(winners) > 1)
-        return self._facts(understanding, [Answer(w.label, w.iri) for w in winners], facts, **base, values=shown,
-                           winners=[w.label for w in winners], tie=len(winners) > 1)
+            return self._facts(understanding, [Answer("yes" if holds else "no")], facts, result, query)
+        return self._facts(understanding, [Answer(w.label, w.iri) for w in winners], facts, result, query)
 
     # --- what entities have in common ----------------------------------------------------
 
@@ -240,17 +308,17 @@ class ComposedAnswers:
             per_item.append(answers)
             facts += [f for f in result.facts if answers]
             sparql.append(result.extra.get("sparql", ""))
-        base = {"form": "shared", "chain": chain_code(check.chain), "asked": check.asked, "sparql": sparql,
-                "items": [{"label": e.label, "group": e.group, "values": [a.label for a in answers]} for e, answers in zip(items, per_item)]}
-        missing = [e.label for e, answers in zip(items, per_item) if not answers]
+        base = SharedResult(chain_code(check.chain), check.asked,
+                            tuple(SharedItem(e.label, e.group, tuple(a.label for a in answers)) for e, answers in zip(items, per_item)))
+        missing = tuple(e.label for e, answers in zip(items, per_item) if not answers)
         if missing:
-            return self._facts(understanding, [], [], **base, missing=missing)
+            return self._facts(understanding, [], [], replace(base, missing=missing), sparql)
         keys = [{a.iri or a.label for a in answers} for answers in per_item]
         common = [a for a in per_item[0] if all((a.iri or a.label) in k for k in keys[1:])]
         wanted = {a.iri or a.label for a in common}
         shown = facts if not common else [f for f in facts if f.value in wanted or f.value_label in wanted]
         answers = [Answer("yes" if common else "no")] if check.asked else common
-        return self._facts(understanding, answers, shown, **base, values=[a.label for a in common], holds=bool(common))
+        return self._facts(understanding, answers, shown, replace(base, values=tuple(a.label for a in common), holds=bool(common)), sparql)
 
     # --- counts of an ask's values ("How many Oscars did Aliens win?") --------------------
 
@@ -261,9 +329,8 @@ class ComposedAnswers:
         if result.source == "embedding":
             counted = []
         facts = [f for f in result.facts if not aggregate.families or f.value in set(aggregate.families)]
-        return self._facts(understanding, [Answer(str(len(counted)))], facts, form="count", what=aggregate.relation,
-                           oscars=bool(aggregate.families), topic=understanding.entities[0].label, items=[a.label for a in counted],
-                           films=False)
+        counts = ValueCountResult(aggregate.relation, understanding.entities[0].label, bool(aggregate.families), tuple(a.label for a in counted))
+        return self._facts(understanding, [Answer(str(len(counted)))], facts, counts)
 
     # --- films that meet conditions ---------------------------------------------------
 
@@ -272,24 +339,24 @@ class ComposedAnswers:
         aggregate = understanding.aggregate
         bundle = self.kg.bundle
         said = [c.said for c in constraints]
-        base = {"constraints": [self._described(c) for c in constraints], "said": said}
-        if aggregate is not None and aggregate.op == "count":
+        conditions = tuple(self._described(c) for c in constraints)
+        if aggregate is not None and aggregate.op is AggregateOp.COUNT:
             sample, total, _ = best_matching_films(self.kg, constraints, 5)
             query = self._query("count", constraints)
             strict = None
-            broad = [c for c in constraints if c.op == "in" and len(c.values) > 1 and self._is_genre(c)]
+            broad = [c for c in constraints if c.op is Op.IN and len(c.values) > 1 and self._is_genre(c)]
             if broad:
                 narrowed = [replace(c, values=c.values[:1]) if c in broad else c for c in constraints]
                 strict = self._count(narrowed)
-            return self._facts(understanding, [Answer(str(total))], [], form="count", films=True, total=total, strict=strict,
-                               items=[label for _, label in sample], sparql=query, **base)
-        if aggregate is not None and aggregate.op == "any":  # "did X and Y ever work together?": yes with the films, or no
+            result = FilmCountResult(conditions, total, strict, tuple(label for _, label in sample))
+            return self._facts(understanding, [Answer(str(total))], [], result, query)
+        if aggregate is not None and aggregate.op is AggregateOp.ANY:  # "did X and Y ever work together?": yes with the films, or no
             films, total, query = best_matching_films(self.kg, constraints, SHOWN)
             facts = [Fact(iri, label, "matches", iri, label, "kg", {"conditions": said}) for iri, label in films]
-            return self._facts(understanding, [Answer(label, iri) for iri, label in films], facts, form="any", total=total,
-                               items=[label for _, label in films], sparql=query, **base)
-        if aggregate is not None and aggregate.op == "most":
-            exclude = tuple(v for c in constraints if c.op == "in" and aggregate.relation in c.relations for v in c.values)
+            return self._facts(understanding, [Answer(label, iri) for iri, label in films], facts,
+                               AnyResult(conditions, total, tuple(label for _, label in films)), query)
+        if aggregate is not None and aggregate.op is AggregateOp.MOST:
+            exclude = tuple(v for c in constraints if c.op is Op.IN and aggregate.relation in c.relations for v in c.values)
             slots = {"$path": queries.relations_path(bundle, (aggregate.relation,)), "$value_filter": queries.value_filter((), exclude),
                      "$limit": str(TIES)}
             if (hub := hub_films(self.kg, constraints, counted=(aggregate.relation,))) is not None:
@@ -300,20 +367,20 @@ class ComposedAnswers:
             else:
                 query, rows = self._top("most", constraints, slots, "n")
             if not rows:
-                return self._facts(understanding, [], [], form="most", relation=aggregate.relation, empty=True, sparql=query, **base)
+                return self._facts(understanding, [], [], MostResult(conditions, aggregate.relation, empty=True), query)
             top = int(rows[0]["n"].value)
             winners = sorted(((r["value"].value, self._label(r["value"].value)) for r in rows if int(r["n"].value) == top and r["value"].is_iri),
                              key=lambda w: w[0])
-            return self._facts(understanding, [Answer(label, iri) for iri, label in winners], [], form="most", relation=aggregate.relation,
-                               count=top, winners=[label for _, label in winners], sparql=query, **base)
-        if aggregate is not None and aggregate.op in ("max", "min"):
-            return self._ordered(understanding, constraints, aggregate, base)
+            return self._facts(understanding, [Answer(label, iri) for iri, label in winners], [],
+                               MostResult(conditions, aggregate.relation, top, tuple(label for _, label in winners)), query)
+        if aggregate is not None and aggregate.op in (AggregateOp.MAX, AggregateOp.MIN):
+            return self._ordered(understanding, constraints, aggregate, conditions)
         films, total, query = best_matching_films(self.kg, constraints, SHOWN)
         answers = [Answer(label, iri) for iri, label in films]
         facts = [Fact(iri, label, "matches", iri, label, "kg", {"conditions": said}) for iri, label in films]
-        return self._facts(understanding, answers, facts, form="films", total=total, sparql=query, **base)
+        return self._facts(understanding, answers, facts, FilmsResult(conditions, total), query)
 
-    def _ordered(self, understanding: Understanding, constraints: list[Constraint], aggregate, base: dict) -> Facts:
+    def _ordered(self, understanding: Understanding, constraints: list[Constraint], aggregate, conditions: tuple[Condition, ...]) -> Facts:
         bundle = self.kg.bundle
         path = queries.relations_path(bundle, (aggregate.relation,))
         counting = bool(aggregate.families)
@@ -327,31 +394,31 @@ class ComposedAnswers:
                 table.most_values(aggregate.relation, hub, (labels.by_iri[v] for v in families if v in labels.by_iri), TIES)[0]
         else:
             key = "STR(?value)" if date else "<http://www.w3.org/2001/XMLSchema#decimal>(?value)"
-            name, slots = "order", {"$path": path, "$key": key, "$aggregate": "MAX" if aggregate.op == "max" else "MIN",
-                                    "$direction": "DESC" if aggregate.op == "max" else "ASC", "$limit": str(TIES)}
+            name, slots = "order", {"$path": path, "$key": key, "$aggregate": "MAX" if aggregate.op is AggregateOp.MAX else "MIN",
+                                    "$direction": "DESC" if aggregate.op is AggregateOp.MAX else "ASC", "$limit": str(TIES)}
             hub = hub_films(self.kg, constraints, ordered=(aggregate.relation,))
-            top_films = None if hub is None else table.extreme(aggregate.relation, hub, aggregate.op == "max", date, TIES)
+            top_films = None if hub is None else table.extreme(aggregate.relation, hub, aggregate.op is AggregateOp.MAX, date, TIES)
         if top_films is not None:  # the table found the top films; their rows (values as the store has them) come from SPARQL
-            query = self._query(name, [Constraint((), "among", tuple(labels.iris[i] for i in top_films)), *constraints], **slots)
+            query = self._query(name, [Constraint((), Op.AMONG, tuple(labels.iris[i] for i in top_films)), *constraints], **slots)
             rows = self.kg.graph.select(query) if top_films else []
         else:
             query, rows = self._top(name, constraints, slots, "v")
+        base = OrderedResult(conditions, aggregate.relation, aggregate.op, counting, counting and aggregate.families != ("*count",))
         if not rows:
-            return self._facts(understanding, [], [], form="ordered", relation=aggregate.relation, op=aggregate.op, empty=True,
-                               counting=counting, sparql=query, **base)
-        if not counting and [c.op for c in constraints] == ["among"]:
+            return self._facts(understanding, [], [], replace(base, empty=True), query)
+        unknown: tuple[str, ...] = ()
+        if not counting and [c.op for c in constraints] == [Op.AMONG]:
             # "which of those is the longest?": a listed film without a running time might be longer; it is said
             found = queries.compose_templates()[1]["values"].render({"$items": [queries.iri(v) for v in constraints[0].values], "$path": path})
             have = {r["item"].value for r in self.kg.graph.select(found) if "item" in r}
-            base["unknown"] = [self._label(v) for v in constraints[0].values if v not in have]
+            unknown = tuple(self._label(v) for v in constraints[0].values if v not in have)
         top = rows[0]["v"].value
         tied = [r for r in rows if r["v"].value[:10] == top[:10]] if date else [r for r in rows if r["v"].value == top]
         shown = str(int(float(top))) if counting else self._value(Node(top, False), aggregate.relation)[1]
         tied.sort(key=lambda r: r["film"].value)
         answers = [Answer(self._label(r["film"].value), r["film"].value) for r in tied]
         facts = [Fact(r["film"].value, self._label(r["film"].value), aggregate.relation, top, shown, "kg") for r in tied]
-        return self._facts(understanding, answers, facts, form="ordered", relation=aggregate.relation, op=aggregate.op, value=shown,
-                           counting=counting, oscars=counting and aggregate.families != ("*count",), sparql=query, **base)
+        return self._facts(understanding, answers, facts, replace(base, value=shown, unknown=unknown), query)
 
     def _top(self, name: str, constraints: list[Constraint], slots: dict, key: str) -> tuple[str, list]:
         """The rows of the `name` query (ordered by `key`, TIES of them) whose top value's ties are all present: the
@@ -374,10 +441,9 @@ class ComposedAnswers:
 
     def _is_genre(self, constraint: Constraint) -> bool:
         rel = self.kg.bundle.relations.get(constraint.relations[0]) if constraint.relations else None
-        return rel is not None and rel.value_class == "genre"
+        return rel is not None and rel.value_class == Group.GENRE
 
-    def _described(self, constraint: Constraint) -> dict:
+    def _described(self, constraint: Constraint) -> Condition:
         rel = self.kg.bundle.relations.get(constraint.relations[0]) if constraint.relations else None
-        return {"relations": list(constraint.relations), "op": constraint.op, "said": constraint.said,
-                "noun": rel.noun if rel else "", "group": rel.value_class if rel else "",
-                "values": [self._label(v) for v in constraint.values] if constraint.op in ("in", "not_in", "among", "not_among") else list(constraint.values)}
+        values = tuple(self._label(v) for v in constraint.values) if constraint.op.on_set else tuple(constraint.values)
+        return Condition(constraint.op, tuple(constraint.relations), constraint.said, rel.noun if rel else "", rel.value_class or "" if rel else "", values)

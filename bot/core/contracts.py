@@ -14,6 +14,7 @@ from enum import Enum
 from functools import cache
 from typing import Any
 
+from bot.core.results import Result
 from bot.core.terms import AggregateOp, Check, Op
 
 
@@ -149,6 +150,16 @@ class Shared:
     asked: bool = False  # yes/no form: whether they have a value in common
 
 
+@dataclass(frozen=True)
+class Overview:
+    """'Tell me about Heat': a short summary of one film or person along the relations chosen for it."""
+
+    topic: int  # index of the film or person in Understanding.entities
+    relations: tuple[str, ...]  # a film: the relations to report, in order; a person: their possible roles
+    most: tuple[int, ...] = ()  # a film: how many values of each relation to name (the best known first)
+    known_for: int = 0  # a person: how many of their best-known films to name
+
+
 @dataclass
 class Understanding:
     """The question plan: what a message asks (its kind, one or more asks) and the linked entities.
@@ -169,14 +180,15 @@ class Understanding:
     comparison: Comparison | None = None
     verification: Verification | None = None
     shared: Shared | None = None
+    overview: Overview | None = None
     also: list[Understanding] = field(default_factory=list)  # a compositional message's other questions, each on its own
     missing: str = ""  # what the question asks that the graph does not hold ("where people were born")
     unclear: str = ""  # why the bot would not guess (a word it could not account for, a weak match)
 
     @property
     def compositional(self) -> bool:
-        """Whether the plan filters, counts, orders, compares or verifies (bot.answering.compose answers it)."""
-        return bool(self.constraints or self.aggregate or self.comparison or self.verification or self.shared)
+        """Whether the plan filters, counts, orders, compares, verifies or summarises (bot.answering.compose answers it)."""
+        return bool(self.constraints or self.aggregate or self.comparison or self.verification or self.shared or self.overview)
 
     def ask(self, n: int, topic: LinkedEntity | None = None) -> Understanding:
         """The single question of ask `n` (its topic given, or the ask's own entity)."""
@@ -221,6 +233,7 @@ class Facts:
     chain: tuple[Hop, ...] = ()
     source: str = "kg"
     message: str = ""  # a ready sentence for non-answers (not found, small talk, clarification)
+    result: Result | None = None  # a compositional answer's typed result (bot.core.results), which its sentence is written from
     extra: dict[str, Any] = field(default_factory=dict)  # image path, crowd statistics, options, ...
     parts: list[Facts] = field(default_factory=list)  # one Facts per ask when a message asks several things
 
@@ -322,6 +335,8 @@ def from_data(kind: Any, data: Any) -> Any:
     if isinstance(kind, type) and issubclass(kind, Enum):
         return kind(data)
     if isinstance(kind, type) and is_dataclass(kind):
+        if hasattr(kind, "variant"):  # a base class whose data names the subclass that wrote it (bot.core.results.Result)
+            kind = kind.variant(data)
         hints = _hints(kind)
         known = {f.name for f in fields(kind) if f.init}
         return kind(**{name: from_data(hints[name], value) for name, value in data.items() if name in known})

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from bot.core.contracts import Aggregate, Ask, Comparison, Constraint, Hop, LinkedEntity, Shared, Verification
+from bot.core.contracts import Aggregate, Ask, Comparison, Constraint, Hop, LinkedEntity, Overview, Shared, Verification
 from bot.core.text import Token, contracted_not
 from bot.kg import queries
 from bot.understanding.constructions.comparison import COMPARATIVES
@@ -85,6 +85,7 @@ class Composition:
     comparison: Comparison | None = None
     verification: Verification | None = None
     shared: Shared | None = None
+    overview: Overview | None = None
     used: set[int] = field(default_factory=set)  # tokens the reading accounts for
     relations: set[str] = field(default_factory=set)  # relations whose cues the question may use
     not_found: str = ""  # a name the question compares or checks that the graph does not have

@@ -30,11 +30,13 @@ from itertools import combinations
 from bot.core.contracts import Ask, Hop, LinkedEntity, Shared, Understanding, chain_code, parse_chain
 from bot.core.features import MentionSource
 from bot.core.kinds import Kind
-from bot.core.text import YEAR, Token, contracted_not, tokens
+from bot.core.text import YEAR, Token, contracted_not
 from bot.kg import queries
 from bot.kg.graph import KG
 from bot.understanding.classifier import ChainClassifier
 from bot.understanding.compose import COMPOSITION_WORDS, OSCAR_WORDS, Composer, Composition, excluding_words
+from bot.understanding.constructions.clause import Clause, tokenise
+from bot.understanding.constructions.overview import OverviewReader
 from bot.understanding.conversation import decline_intent, social_intent
 from bot.understanding.cues import question_kind
 from bot.understanding.lexicon import PLACE_GROUPS, WEAK_CUES, Explanation, Lexicon, expected_answer
@@ -142,6 +144,7 @@ class Understander:
         self.lexicon = Lexicon.from_bundle(kg.bundle, frozenset(known))
         self.composer = Composer(kg, self.lexicon, self.vocabulary)
         self.series = SeriesOrdinals(kg)
+        self.overview = OverviewReader(kg.bundle, self.lexicon)
         self.speller = Speller(known | self.lexicon.words | COMPOSITION_WORDS)
         # extra mention sources (the Flair NER layer, once loaded): (text, tokens) -> Spans; a span
         # that did not validate against the KG has no ids (it is only recorded in the trace)
@@ -255,7 +258,7 @@ class Understander:
     def understand(self, text: str, trace: dict | None = None) -> Understanding:
         """What `text` asks; `trace` (the reply trace's detail dict) records where its spans came from."""
         declined = decline_intent(text)
-        toks = tokens(text)
+        toks = tokenise(text)
         spans = self.candidate_spans(text, toks, trace) if declined != "injection" else []
         if declined == "arithmetic":  # unless the sum is part of a name
             declined = decline_intent(text, [(s.start, s.end) for s in spans if s.fuzzy_score >= 100 and s.length > 1])
@@ -328,6 +331,10 @@ class Understander:
                 if reading.topic_only.group == "film":
                     last_thing = len(entities) - 1
                 continue
+            if reading.topic_only is not None and not reading.asks and not reading.composition and not reading.not_found:
+                overview = self.overview.read(Clause(text, toks, a, b, spans), reading.topic_only)
+                if overview is not None:  # "tell me about Heat", "Heat?"
+                    reading = ClauseReading(composition=Composition(entities=[reading.topic_only], overview=overview))
             if reading.topic_only is not None:
                 entities.append(reading.topic_only)
                 last_thing = len(entities) - 1
@@ -427,9 +434,12 @@ class Understander:
         shared = composition.shared
         if shared is not None:
             shared = replace(shared, entities=shifted(shared.entities))
+        overview = composition.overview
+        if overview is not None:
+            overview = replace(overview, topic=overview.topic + offset)
         first = asks[0].chain if asks else ()
         return Understanding(text, Kind.FACTUAL, first, entities, 1.0, list(not_found), asks=asks, constraints=list(composition.constraints),
-                             aggregate=composition.aggregate, comparison=comparison, verification=verification, shared=shared,
+                             aggregate=composition.aggregate, comparison=comparison, verification=verification, shared=shared, overview=overview,
                              missing=missing)
 
     def clauses(self, text: str, toks: list[Token], spans: list[Span]) -> list[tuple[int, int]]:

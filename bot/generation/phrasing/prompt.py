@@ -7,10 +7,13 @@ from dataclasses import dataclass, replace
 
 from bot.core.contracts import Facts, Hop, Sentence
 from bot.core.kinds import Kind, spec
+from bot.core.results import ComparisonResult, FilmsResult, VerificationResult
+from bot.core.terms import Op
 from bot.core.text import join_labels
+from bot.generation.composed import COMPARATIVE_WORDS, measure
 from bot.generation.phrasing.guard import FILM_SLOT, VALUE_SLOT, relation_cues, words
 from bot.generation.sentences import LIST_INLINE, LIST_LIMIT, forward, inverse, shown
-from bot.generation.templates import COMPARATIVE_WORDS, describe_chain, display_name, measure, path_phrase
+from bot.generation.templates import describe_chain, display_name, path_phrase
 
 LEAD_IN_OVER = LIST_INLINE  # longer lists are printed by the template; the model writes only their lead-in
 LEAD_IN_MAX_WORDS = 20
@@ -167,7 +170,7 @@ def task_for(facts: Facts, template: Sentence, bundle) -> tuple[PhrasingTask | N
     sources = tuple(dict.fromkeys([facts.source] + [f.source for f in facts.facts]))
     if facts.message and sources == ("kg",):
         return None, "the handler's own sentence is kept"
-    if "composition" in facts.extra:
+    if facts.result is not None:
         return _composition(facts, template, bundle)
     if facts.extra.get("excluded"):
         return None, "answers with names set aside keep their template (the model would count them as all)"
@@ -262,40 +265,40 @@ def _recommendation(facts: Facts, template: Sentence) -> tuple[PhrasingTask | No
 def _composition(facts: Facts, template: Sentence, bundle) -> tuple[PhrasingTask | None, str]:
     """Yes/no answers and comparisons: the model words the claim; its polarity, its subject and the figures
     (which the template appends) are fixed."""
-    c = facts.extra["composition"]
-    if c.get("missing") or c.get("tie"):
+    c = facts.result
+    if getattr(c, "missing", False) or getattr(c, "tie", False):
         return None, "this answer keeps its template"
-    if c["form"] == "films" and len(c.get("constraints", [])) == 1 and c.get("total") == len(facts.answers):
-        only = c["constraints"][0]  # films with one condition ("what movies are about hoodoo"): a value's films
-        if only["op"] == "in" and len(only["relations"]) == 1 and only["relations"][0] in bundle.relations \
-                and [e.label for e in facts.topic] == only["values"]:
-            chain = (Hop(only["relations"][0], False),)
-            task, why = task_for(replace(facts, chain=chain, extra={k: v for k, v in facts.extra.items() if k != "composition"}), template, bundle)
+    if isinstance(c, FilmsResult) and len(c.conditions) == 1 and c.total == len(facts.answers):
+        only = c.conditions[0]  # films with one condition ("what movies are about hoodoo"): a value's films
+        if only.op is Op.IN and len(only.relations) == 1 and only.relations[0] in bundle.relations \
+                and tuple(e.label for e in facts.topic) == only.values:
+            chain = (Hop(only.relations[0], False),)
+            task, why = task_for(replace(facts, chain=chain, result=None), template, bundle)
             if task is not None and task.listed and ": " in template.text:  # the template's own list follows the lead-in
                 task = replace(task, replaces=template.text[: template.text.index(": ") + 1])  # (years tell namesakes apart)
             return (replace(task, chain=chain) if task else None), why
-    if c["form"] == "verification" and len(c["relations"]) == 1 and c.get("values") and not c.get("any") \
-            and c["relations"][0] in bundle.relations and len(c["values"]) <= LEAD_IN_OVER:
-        relation = bundle.relations[c["relations"][0]]
-        values = tuple(shown(relation, v) for v in c["values"])
-        names = (c["value"],) if c.get("value") and not c.get("op") else ()
-        return PhrasingTask(facts.question, facts.kind, c["topic"], f"the {relation.plural if len(values) > 1 else relation.noun} of {c['topic']}",
-                            values, relation.plural, ("kg",), template.text, names=names, opener=("Yes" if c["holds"] else "No",),
+    if isinstance(c, VerificationResult) and len(c.relations) == 1 and c.values and not c.any_value \
+            and c.relations[0] in bundle.relations and len(c.values) <= LEAD_IN_OVER:
+        relation = bundle.relations[c.relations[0]]
+        values = tuple(shown(relation, v) for v in c.values)
+        names = (c.value,) if c.value and c.literal is None else ()
+        return PhrasingTask(facts.question, facts.kind, c.topic, f"the {relation.plural if len(values) > 1 else relation.noun} of {c.topic}",
+                            values, relation.plural, ("kg",), template.text, names=names, opener=("Yes" if c.holds else "No",),
                             chain=(Hop(relation.name, True),),
-                            instruction=f"Rewrite the draft as one sentence that starts with \"{'Yes' if c['holds'] else 'No'}\"."), ""
-    if c["form"] == "comparison" and c["relation"] in bundle.relations and c.get("winners"):
-        relation = bundle.relations[c["relation"]]
-        word = ("more" if c["greater"] else "fewer") if c["count"] else COMPARATIVE_WORDS.get((measure(relation), c["greater"]), "")
+                            instruction=f"Rewrite the draft as one sentence that starts with \"{'Yes' if c.holds else 'No'}\"."), ""
+    if isinstance(c, ComparisonResult) and c.relation in bundle.relations and c.winners:
+        relation = bundle.relations[c.relation]
+        word = ("more" if c.greater else "fewer") if c.count else COMPARATIVE_WORDS.get((measure(relation), c.greater), "")
         evidence = template.text[template.text.rfind(" ("):].strip() if " (" in template.text else ""
         if not word or not evidence:
             return None, "this comparison keeps its template"
         key = word.split()[-1]
-        winner = c["winners"][0]
-        names = tuple(v["label"] for v in c["values"] if v["label"] != winner)
-        opener = ("Yes" if c["holds"] else "No",) if c.get("asked") else ()
+        winner = c.winners[0]
+        names = tuple(v.label for v in c.values if v.label != winner)
+        opener = ("Yes" if c.holds else "No",) if c.asked else ()
         return PhrasingTask(facts.question, facts.kind, winner, "", (), relation.plural, ("kg",), template.text, names=names, opener=opener,
                             topic_first=True, suffix=evidence, claim=(key,), opposite=frozenset(OPPOSITES.get(key, ())),
                             chain=(Hop(relation.name, True),),
-                            instruction=f"Say in one short sentence that {winner} {'has' if c['count'] else 'is'} {word}, without the figures."
+                            instruction=f"Say in one short sentence that {winner} {'has' if c.count else 'is'} {word}, without the figures."
                                         + (f" Start with \"{opener[0]}\"." if opener else "")), ""
-    return None, f"{c['form']} answers keep their template"
+    return None, f"{c.form} answers keep their template"
