@@ -82,11 +82,10 @@ def test_liked_films_accumulate_into_recommendation_requests(chat):
     assert noted.kind == "memory" and "Milk" in noted.text
     chat("I also liked Elephant")
     request = chat("What should I watch?")
-    rewrite = note(request)["rewrite"]
-    assert "Milk" in rewrite and "Elephant" in rewrite
+    assert note(request)["recommendation"]["seeds"] == ["Milk", "Elephant"]  # the liked films are the request's seeds
     assert note(request)["liked"] == ["Milk (2008)", "Elephant (2003)"]
     # a request naming its own films starts a new list unless the user says "also"
     fresh = chat("Recommend movies like Good Will Hunting")
     assert note(fresh)["liked"] == ["Good Will Hunting (1997)"]
     chat("Reset")
-    assert "rewrite" not in note(chat("What should I watch?"))
+    assert note(chat("What should I watch?"))["recommendation"]["seeds"] == []

@@ -19,26 +19,14 @@ import numpy as np
 
 from bot.answering.compose import best_matching_films
 from bot.answering.embeddings.space import EmbeddingSpace, space_for
-from bot.core.contracts import Answer, Fact, Facts, LinkedEntity, Understanding
+from bot.core.contracts import Answer, Constraint, Fact, Facts, LinkedEntity, RecommendationRequest, Seed, Understanding
 from bot.core.features import Contribution, Feature
 from bot.core.kinds import Kind
-from bot.core.text import contracted_not, join_labels, normalize, tokens
+from bot.core.text import join_labels, normalize
 from bot.kg import queries
 from bot.kg.bundle import Bundle
-from bot.understanding.lexicon import GENERIC, STOP
-from bot.understanding.mentions import IndexMentions
-from bot.understanding.quantities import quantities
+from bot.understanding.recommendation_request import is_catalogue
 
-# words of a recommendation request that are not names (besides the question-wording vocabulary)
-REQUEST_WORDS = frozenset(
-    """given since as because i i'm im me my we us you your like liked likes love loved loves enjoy enjoyed enjoys adore
-    adored fan really also too recommend recommended recommendation recommendations suggest suggestion suggestions similar
-    something anything some few more other others else another watch watched see seen based taste tastes kind sort type
-    movie movies film films flick flicks show shows what which should could would can will please thanks thank maybe
-    and or but with the a an of to for in on it that this these those them then so good great best favourite favorite
-    favourites favorites fav favs looking look vein style spirit mood next already both tonight today weekend kids
-    children date night scary funny sad romantic fun light feel all are were is was am be""".split()
-)
 CANDIDATES = 200  # nearest films considered by MMR
 CONDITION_POOL = 5000  # the best-known films meeting a recommendation's conditions ("like Heat but from the 2000s") ranked by closeness
 TOGETHER_PERCENTILE = 5.0  # liked films closer than this percentile of random film pairs form one theme
@@ -46,16 +34,9 @@ CALIBRATION_PAIRS = 4000
 MIN_FILMS_FOR_THEMES = 50  # below this, random pairs say too little to call two films unrelated
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
 MAX_REASON_PARTS = 3
-
-
-@dataclass
-class Liked:
-    """The films a message says someone likes, and what could not be used."""
-
-    films: list[LinkedEntity] = field(default_factory=list)
-    not_found: list[str] = field(default_factory=list)  # spans that name nothing in the graph
-    not_films: list[LinkedEntity] = field(default_factory=list)  # entities that are not films
-    no_vector: list[LinkedEntity] = field(default_factory=list)  # films the embeddings do not cover
+PERSON_SEEDS = 8  # a person as a seed: their best-known films in their role
+SEEN_FILMS = 2000  # "I've seen all his films": every film of the person (up to this many)
+MAX_SERIES = 500  # films of one series
 
 
 @dataclass
@@ -215,6 +196,54 @@ def reason(shared: list[Shared], liked_label: str, bundle: Bundle) -> str:
     return f"shares {join_labels(phrases)} with {liked_label}"
 
 
+@dataclass
+class Plan:
+    """What one recommendation works from: the seed films (with vectors), how the reply names the seeds, the films
+    never to recommend (and why), the conditions on the picks, and the notes the reply starts with."""
+
+    seeds: list[LinkedEntity] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)  # the seeds as the reply says them ("The Lord of the Rings films")
+    blocked: set[str] = field(default_factory=set)  # film IRIs: seeds, their series, seen, excluded, recommended before
+    conditions: list[Constraint] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    count: int = 5
+    offered: str = ""  # no seed was left: the picks are well-known films of what the message named
+
+
+class FilmSets:
+    """The films behind a seed, a series, a person's role or a set of conditions, from the film table (exact, and
+    fast on a hub) or the store."""
+
+    def __init__(self, kg):
+        self.kg = kg
+        self.labels = kg.labels
+        self.series = next((name for name, r in kg.bundle.relations.items() if r.value_class == "series"), "")
+
+    def of(self, seed: Seed, limit: int) -> list[str]:
+        """The films a seed stands for: itself, a partial title's films, a series' films, a person's best-known films in
+        their roles."""
+        if seed.kind in ("film", "films"):
+            return list(seed.iris)
+        if seed.kind == "series":
+            return self.members(seed.iris[0])
+        if seed.kind == "person" and seed.roles:
+            return [iri for iri, _ in best_matching_films(self.kg, [Constraint(seed.roles, "in", seed.iris)], limit)[0]]
+        return []
+
+    def members(self, series: str) -> list[str]:
+        if not self.series:
+            return []
+        return [iri for iri, _ in best_matching_films(self.kg, [Constraint((self.series,), "in", (series,))], MAX_SERIES)[0]]
+
+    def series_of(self, film: str) -> list[str]:
+        """The series a film belongs to, catalogues (a studio's list) left out: "a film of a seed's series"."""
+        if not self.series:
+            return []
+        prop = self.kg.bundle.relations[self.series].property
+        found = [row["value"].value for row in self.kg.graph.select(queries.values_of(film, prop)) if "value" in row]
+        return [s for s in found if not is_catalogue(self.labels.label_of(s) or "")]
+
+
 class Recommender:
     """The 'recommendation' handler: (understanding, conversation) -> Facts."""
 
@@ -224,178 +253,125 @@ class Recommender:
         self.count = count or agent.settings.recommend_count
         self.diversity = agent.settings.recommend_diversity if diversity is None else diversity
         self.ranker = FilmRanker(space) if space is not None else None
-        self.request_mentions = IndexMentions(agent.kg.labels, agent.understander.vocabulary | REQUEST_WORDS | STOP | GENERIC)
+        self.sets = FilmSets(agent.kg)
         bundle = agent.kg.bundle
         self.relation_of = {(r.property): name for name, r in bundle.relations.items() if r.is_entity and not r.derived}
 
-    # -- reading the request
+    # -- what to work from
 
-    def liked(self, understanding: Understanding, conversation) -> Liked:
-        result = Liked()
-        for entity in understanding.entities:
-            film = entity if entity.group == "film" else self._as_film(entity)
-            if film is None:
-                result.not_films.append(entity)
-            elif film.iri not in {f.iri for f in result.films}:
-                result.films.append(film)
-        result.not_found = self._unexplained(understanding)
-        if not understanding.entities and not result.not_found and conversation is not None and conversation.turns:
-            previous = conversation.turns[-1][1]
-            result.films = [e for e in previous.topic if e.group == "film"]
-        result.no_vector = [f for f in result.films if f.iri not in self.ranker.position] if self.ranker else list(result.films)
-        result.films = [f for f in result.films if f not in result.no_vector]
-        return result
+    @staticmethod
+    def request_of(understanding: Understanding) -> RecommendationRequest:
+        """The request as read; a plan made without the request reader (benchmarks) recommends from its films."""
+        if understanding.recommendation is not None:
+            return understanding.recommendation
+        return RecommendationRequest(seeds=tuple(Seed("film", (e.iri,), e.label, e.text) for e in understanding.entities if e.group == "film"),
+                                     conditions=tuple(understanding.constraints))
 
-    def _as_film(self, entity: LinkedEntity) -> LinkedEntity | None:
-        """The same label read as a film, when one of its alternatives is a film."""
+    def plan(self, request: RecommendationRequest) -> Plan:
         labels = self.agent.kg.labels
-        for alt in entity.alternatives:
-            idx = labels.by_iri.get(alt["iri"])
-            if idx is not None and labels.groups[idx] == "film":
-                return LinkedEntity(entity.text, alt["iri"], labels.labels[idx], entity.score, "film", entity.start, entity.end, labels.years[idx])
-        return None
+        plan = Plan(count=request.count or self.count, conditions=list(request.conditions))
+        named, fuzzy = [], []
+        for seed in request.seeds:
+            films = self.sets.of(seed, PERSON_SEEDS)
+            if not films:
+                plan.notes.append(f"My knowledge graph has no films for {seed.label}.")
+                continue
+            plan.blocked |= set(films) if seed.kind != "person" else set()
+            named.append(seed.label)
+            if seed.score < 100 and seed.kind == "film":
+                fuzzy.append(f"\"{seed.said}\" as {seed.label}")
+            for film in films:
+                info = labels.info(film)
+                if info is not None:
+                    plan.seeds.append(LinkedEntity(info[0], film, info[0], seed.score, "film", year=info[3]))
+        plan.names = named
+        for film in list(plan.seeds):  # a seed's series and remakes: "something like Terminator 2" is no Terminator
+            plan.blocked |= self._same_titles(film.label) | {f for s in self.sets.series_of(film.iri) for f in self.sets.members(s)}
+        seen = [f for seed in request.seen for f in self.sets.of(seed, SEEN_FILMS)]
+        excluded = [f for seed in request.excluded for f in self.sets.of(seed, SEEN_FILMS)]
+        plan.blocked |= set(seen) | set(excluded)
+        if not request.again:
+            plan.blocked |= set(request.recommended)
+        liked_seen = [s for s in request.seen if s.iris not in {e.iris for e in request.excluded}]
+        if not plan.seeds and not plan.conditions and liked_seen:  # "I've seen Rashomon and Ran, which other Kurosawa films?": what was seen is liked
+            seeds = [f for seed in liked_seen for f in self.sets.of(seed, PERSON_SEEDS)]
+            plan.seeds = [LinkedEntity(info[0], f, info[0], 100.0, "film", year=info[3]) for f in dict.fromkeys(seeds)
+                          if (info := labels.info(f)) is not None]
+            plan.names = [s.label for s in liked_seen]
+        missing = [s for s in plan.seeds if self.ranker is not None and s.iri not in self.ranker.position]
+        if missing and len(missing) == len(plan.seeds):
+            plan.notes.append(f"I have no embedding for {join_labels([e.label for e in missing])}.")
+        plan.seeds = [s for s in dict((s.iri, s) for s in plan.seeds).values() if s not in missing]
+        plan.notes[:0] = self._request_notes(request, plan, fuzzy, excluded)
+        return plan
 
-    def _unexplained(self, understanding: Understanding) -> list[str]:
-        """Name-like runs of the message that no linked entity covers."""
-        text = understanding.text
-        covered = [(e.start, e.end) for e in understanding.entities] + [(q.start, q.end) for q in quantities(text)]  # "under 100 minutes"
-        # tokens inside a linked entity count as wording, so runs stop at them
-        spell = self.agent.understander.speller  # "Any fils like Zootopia": a misspelt request word is no name
-        words = tokens(text)
-        # a contraction's "don" of "don't" is wording too (the tokens are "don", "t")
-        toks = [("and", s, e) if any(a <= s and e <= b for a, b in covered)
-                or contracted_not(words, k + 1) else (spell(t), s, e)
-                for k, (t, s, e) in enumerate(words)]
+    def _request_notes(self, request: RecommendationRequest, plan: Plan, fuzzy: list[str], excluded: list[str]) -> list[str]:
+        notes = []
+        if request.unknown:
+            names = join_labels([f"\"{n}\"" for n in request.unknown])
+            notes.append(f"I don't have {names} in my knowledge graph" + (", so I went by the others." if plan.seeds else "."))
+        if fuzzy:
+            notes.append("I read " + join_labels(fuzzy) + ".")
+        for seed in request.excluded:
+            if seed.kind == "series" and is_catalogue(seed.label):
+                notes.append(f"My graph has no studios, so for \"not {seed.said}\" I left out the films it lists in {seed.label}.")
+        for name in request.unchecked:
+            notes.append(f"My knowledge graph cannot tell which films are \"{name}\", so I could not leave them out.")
+        return notes
 
-        def title_word(i: int) -> bool:  # a capitalised word of a name that is also question wording ("Star" Wars)
-            word, start, _ = toks[i]
-            return text[start].isupper() and word not in REQUEST_WORDS
-
-        names = []
-        for a, b in self.request_mentions.residual_runs(toks):
-            while a > 0 and title_word(a - 1):
-                a -= 1
-            while b < len(toks) and title_word(b):
-                b += 1
-            names.append(text[toks[a][1] : toks[b - 1][2]])
-        return names
+    def _same_titles(self, label: str) -> set[str]:
+        """The films with the same title (remakes, duplicates)."""
+        labels = self.agent.kg.labels
+        return {labels.iris[i] for i in labels.lookup(normalize(label)) if labels.groups[i] == "film"}
 
     # -- answering
 
     def handle(self, understanding: Understanding, conversation) -> Facts:
         if self.ranker is None:
             return Facts(Kind.RECOMMENDATION, understanding.text, message="I have no KG embeddings for this knowledge graph, so I cannot recommend films yet.")
-        liked = self.liked(understanding, conversation)
-        if not liked.films and understanding.constraints:
-            return self._by_conditions(understanding, liked, conversation)
-        # a name the request sets a condition with is no liked film left out: "not by Coppola", "but not horror",
-        # "but a comedy" (a person given beside the films without a "not" may be one more liked name, and is left out)
-        conditional = {v for c in understanding.constraints if c.op == "not_in" or self._value_condition(c) for v in c.values}
-        liked.not_films = [e for e in liked.not_films if e.iri not in conditional]
-        notes = self._notes(liked)
-        if not liked.films:
+        request = self.request_of(understanding)  # (the conversation's part is in it: bot.dialogue.recommendations)
+        plan = self.plan(request)
+        if not plan.seeds and plan.conditions:
+            return self._by_conditions(understanding, request, plan)
+        if not plan.seeds:
             ask = "Tell me one or more films you like, for example \"Recommend movies like The Matrix and Heat\"."
-            return Facts(Kind.RECOMMENDATION, understanding.text, topic=understanding.entities, message=" ".join(notes + [ask]))
-        exclude = self._same_titles(liked.films) | self._shown_before(understanding, conversation)
-        # "movies like Heat but from the 2000s": the picks come from the films that meet the conditions on films
-        # ("any other films like it" refers to the conversation: the liked films are left out anyway), not from a
-        # name given as a liked film that is no film ("like ... and terminator": the series, which the notes mention)
-        left_out = {e.iri for e in liked.not_films}
-        conditions = [c for c in understanding.constraints if c.op not in ("earlier", "not_earlier") and not set(c.values) & left_out]
-        said = join_labels(list(dict.fromkeys(c.said for c in conditions if c.said)))
-        only = {self.ranker.position[iri] for iri, _ in self._films_meeting(conditions, CONDITION_POOL)
-                if iri in self.ranker.position} if conditions else None
-        picks, themes = self.ranker.rank([f.iri for f in liked.films], exclude, self.count, self.diversity, only)
+            return Facts(Kind.RECOMMENDATION, understanding.text, topic=understanding.entities, message=" ".join(plan.notes + [ask]))
+        exclude = {self.ranker.position[f] for f in plan.blocked if f in self.ranker.position}
+        said = join_labels(list(dict.fromkeys(c.said for c in plan.conditions if c.said)))
+        only = {self.ranker.position[iri] for iri, _ in best_matching_films(self.agent.kg, plan.conditions, CONDITION_POOL)[0]
+                if iri in self.ranker.position} if plan.conditions else None
+        picks, themes = self.ranker.rank([f.iri for f in plan.seeds], exclude, plan.count, self.diversity, only)
         if not picks:
-            none = f"I found no films {said} to recommend." if only is not None else "I found no other films to recommend."
-            return Facts(Kind.RECOMMENDATION, understanding.text, topic=liked.films, message=" ".join(notes + [none]))
-        facts = self._facts(understanding, liked, picks, themes, notes)
+            none = f"I found no other films for {said} to recommend." if only is not None else "I found no other films to recommend."
+            return Facts(Kind.RECOMMENDATION, understanding.text, topic=plan.seeds, message=" ".join(plan.notes + [none]))
+        facts = self._facts(understanding, plan, picks, themes)
         if only is not None:  # (in brackets, the phrasing model keeps the lead-in as written: the conditions stay said)
             condition = said if said.startswith("not ") else f"for {said}"  # "(for comedy)", "(not horror)"
             facts.message = facts.message.replace("you might enjoy:", f"you might enjoy these films ({condition}):", 1)
         return facts
 
-    def _value_condition(self, constraint) -> bool:
-        """A condition on a genre, country, language, rating or award of the films (not on a person or a series)."""
-        rels = self.agent.kg.bundle.relations
-        return bool(constraint.relations) and all(r in rels and rels[r].value_class not in (None, "person", "film", "series")
-                                                  for r in constraint.relations)
-
-    def _shown_before(self, understanding: Understanding, conversation) -> set[int]:
-        """'More like that': the films recommended in the previous turn are not recommended again."""
-        if understanding.entities or conversation is None or not conversation.turns:
-            return set()
-        previous = conversation.turns[-1][1]
-        if previous.kind != Kind.RECOMMENDATION:
-            return set()
-        return {self.ranker.position[a.iri] for a in previous.answers if a.iri in self.ranker.position}
-
-    def _by_conditions(self, understanding: Understanding, liked: Liked, conversation) -> Facts:
-        """'I'm a big fan of Tim Burton', 'a 70s horror film': films like a person's films, or the best-known films that
-        meet the conditions."""
+    def _by_conditions(self, understanding: Understanding, request: RecommendationRequest, plan: Plan) -> Facts:
+        """'A 70s horror film', 'a western not by Clint Eastwood', 'something with Julia Roberts in it' (no film to go
+        by): the best-known films that meet the conditions and were not seen, excluded or recommended before."""
         kg = self.agent.kg
-        people = [c for c in understanding.constraints if c.op == "in" and all(kg.bundle.relations[r].value_class == "person" for r in c.relations)]
-        shown_before = self._shown_before(understanding, conversation)
-        if people and len(people) == len(understanding.constraints) and not any(c.named_role for c in people):
-            # "I'm a fan of Tim Burton": films like theirs ("something with Billy Crudup in it" asks for his films)
-            seeds = self._films_meeting(people, 8)
-            liked = Liked(films=[LinkedEntity(label, iri, label, 100.0, "film", year=kg.labels.years[kg.labels.by_iri[iri]])
-                                 for iri, label in seeds if iri in self.ranker.position])
-            if liked.films:
-                exclude = self._same_titles(liked.films) | shown_before
-                picks, themes = self.ranker.rank([f.iri for f in liked.films], exclude, self.count, self.diversity)
-                if picks:
-                    facts = self._facts(understanding, liked, picks, themes, [])
-                    who = join_labels([c.said for c in people])
-                    facts.message = facts.message.replace("you might enjoy:", f"(films of {who}), you might enjoy:", 1)
-                    return facts
-        films = [(iri, label) for iri, label in self._films_meeting(understanding.constraints, 40)
-                 if self.ranker.position.get(iri) not in shown_before][: self.count]
-        said = join_labels(list(dict.fromkeys(c.said for c in understanding.constraints if c.said)))
+        found = best_matching_films(kg, plan.conditions, plan.count + len(plan.blocked) + 1)[0]
+        films = [(iri, label) for iri, label in found if iri not in plan.blocked][: plan.count]
+        said = join_labels(list(dict.fromkeys(c.said for c in plan.conditions if c.said)))
         if not films:
-            return Facts(Kind.RECOMMENDATION, understanding.text, message=f"I found no films in my knowledge graph for {said}.")
+            return Facts(Kind.RECOMMENDATION, understanding.text,
+                         message=" ".join(plan.notes + [f"I found no other films in my knowledge graph for {said}."]))
         answers = [Answer(label, iri) for iri, label in films]
-        facts = [Fact(iri, label, "matches", iri, label, "kg", {"conditions": [c.said for c in understanding.constraints]}) for iri, label in films]
+        facts = [Fact(iri, label, "matches", iri, label, "kg", {"conditions": [c.said for c in plan.conditions]}) for iri, label in films]
         lines = [f"{n}. {label}" + (f" ({kg.labels.years[kg.labels.by_iri[iri]]})" if kg.labels.years[kg.labels.by_iri[iri]] else "")
                  for n, (iri, label) in enumerate(films, 1)]
-        message = "\n".join([f"Some of the best-known films in my knowledge graph for {said}:", *lines])
+        message = "\n".join(([" ".join(plan.notes)] if plan.notes else []) +
+                            [f"Some of the best-known films in my knowledge graph for {said}:", *lines])
         return Facts(Kind.RECOMMENDATION, understanding.text, answers, facts, understanding.entities, message=message)
 
-    def _films_meeting(self, constraints, limit: int) -> list[tuple[str, str]]:
-        """The best-known films (most connected in the graph) that meet every condition."""
-        return best_matching_films(self.agent.kg, constraints, limit)[0]
-
-    def _same_titles(self, films: list[LinkedEntity]) -> set[int]:
-        """Film-matrix positions of the liked films and of every film with the same title (remakes, duplicates)."""
-        labels = self.agent.kg.labels
-        out = set()
-        for film in films:
-            out.add(self.ranker.position[film.iri])
-            for idx in labels.lookup(normalize(film.label)):
-                position = self.ranker.position.get(labels.iris[idx])
-                if position is not None:
-                    out.add(position)
-        return out
-
-    def _notes(self, liked: Liked) -> list[str]:
-        notes = []
-        quoted = lambda names: join_labels([f"\"{n}\"" for n in names])  # noqa: E731
-        if liked.not_found:
-            notes.append(f"I could not find {quoted(liked.not_found)} in my knowledge graph" + (", so I went by the others." if liked.films else "."))
-        for entity in liked.not_films:
-            what = f"a {entity.group.replace('_', ' ')}, not a film" if entity.group else "not a film"
-            notes.append(f"In my knowledge graph \"{entity.text}\" is {what}, so I left it out.")
-        if liked.no_vector:
-            notes.append(f"I have no embedding for {join_labels([e.label for e in liked.no_vector])}.")
-        fuzzy = [f for f in liked.films if f.score < 100]
-        if fuzzy:
-            notes.append("I read " + join_labels([f"\"{f.text}\" as {f.label}" for f in fuzzy]) + ".")
-        return notes
-
-    def _facts(self, understanding: Understanding, liked: Liked, picks: list[Pick], themes: list[list[str]], notes: list[str]) -> Facts:
+    def _facts(self, understanding: Understanding, plan: Plan, picks: list[Pick], themes: list[list[str]]) -> Facts:
         bundle = self.agent.kg.bundle
-        film_label = {f.iri: f.label for f in liked.films}
-        shared = shared_neighbours(self.agent.kg.graph, bundle, [p.iri for p in picks], [f.iri for f in liked.films])
+        film_label = {f.iri: f.label for f in plan.seeds}
+        shared = shared_neighbours(self.agent.kg.graph, bundle, [p.iri for p in picks], [f.iri for f in plan.seeds])
         answers, facts, lines = [], [], []
         for rank, pick in enumerate(picks, 1):
             anchor, values = self._best_anchor(pick, themes, shared)
@@ -423,13 +399,14 @@ class Recommender:
                     },
                 )
             )
-        liked_names = join_labels([f.label for f in liked.films])
-        intro = f"Since you like {liked_names}, you might enjoy:" if len(liked.films) > 1 else f"If you like {liked_names}, you might enjoy:"
-        if len(themes) > 1:
+        liked_names = join_labels(plan.names or [f.label for f in plan.seeds])
+        several = len(plan.names) > 1 or len(plan.seeds) > 1 and not plan.names
+        intro = f"Since you like {liked_names}, you might enjoy:" if several else f"If you like {liked_names}, you might enjoy:"
+        if len(themes) > 1 and len(plan.names) != 1:
             intro = f"Your films have little in common, so here are picks for each of them ({liked_names}):"
         closing = "(Picked by closeness in the KG embeddings, kept varied; the reasons come from the graph.)"
-        message = "\n".join([" ".join(notes)] if notes else []) + ("\n" if notes else "") + "\n".join([intro, *lines, closing])
-        return Facts(Kind.RECOMMENDATION, understanding.text, answers, facts, liked.films, source="embedding", message=message, extra={"themes": themes})
+        message = "\n".join([" ".join(plan.notes)] if plan.notes else []) + ("\n" if plan.notes else "") + "\n".join([intro, *lines, closing])
+        return Facts(Kind.RECOMMENDATION, understanding.text, answers, facts, plan.seeds, source="embedding", message=message, extra={"themes": themes})
 
     def _best_anchor(self, pick: Pick, themes: list[list[str]], shared) -> tuple[str, list[Shared]]:
         """The liked film whose shared neighbours with `pick` are rarest (its own theme's nearest film if none)."""

@@ -160,6 +160,36 @@ class Overview:
     known_for: int = 0  # a person: how many of their best-known films to name
 
 
+@dataclass(frozen=True)
+class Seed:
+    """Something a recommendation request names (issue 31): a film, a series, a person, or the films a partial title
+    names ("lord of the rings": its three films). `iris` holds the entity, or those films for a partial title."""
+
+    kind: str  # "film" | "series" | "person" | "films" (a partial title naming several films)
+    iris: tuple[str, ...]
+    label: str
+    said: str = ""  # the words of the message
+    roles: tuple[str, ...] = ()  # a person: the relations their films are taken from (the role named, else their commonest)
+    score: float = 100.0  # how well the words matched (fuzzy below 100)
+
+
+@dataclass(frozen=True)
+class RecommendationRequest:
+    """A recommendation request read from a message (bot.understanding.recommendation_request): what the films should be
+    like, what the person has seen or does not want, the conditions on the picks and how many are asked for."""
+
+    seeds: tuple[Seed, ...] = ()  # what the picks should be like
+    seen: tuple[Seed, ...] = ()  # what the person has seen: never recommended (their films, for a series or a person)
+    excluded: tuple[Seed, ...] = ()  # films and series the person does not want ("isn't another Terminator", "not Pixar")
+    conditions: tuple[Constraint, ...] = ()  # on the picks, compiled like a composition's ("nothing over 100 minutes")
+    count: int = 0  # picks asked for ("3 similar movies"); 0: the configured default
+    unknown: tuple[str, ...] = ()  # names in a seed's place the graph does not have ("I don't have X in my graph")
+    unchecked: tuple[str, ...] = ()  # exclusions the graph cannot check ("not Netflix": no such relation or catalogue)
+    more: bool = False  # "more like that", "give me more": the same request, new picks
+    again: bool = False  # "again", "repeat": films recommended earlier may come back
+    recommended: tuple[str, ...] = ()  # films recommended earlier in the conversation (the dialogue fills it): not again
+
+
 @dataclass
 class Understanding:
     """The question plan: what a message asks (its kind, one or more asks) and the linked entities.
@@ -184,6 +214,7 @@ class Understanding:
     also: list[Understanding] = field(default_factory=list)  # a compositional message's other questions, each on its own
     missing: str = ""  # what the question asks that the graph does not hold ("where people were born")
     unclear: str = ""  # why the bot would not guess (a word it could not account for, a weak match)
+    recommendation: RecommendationRequest | None = None  # a recommendation request as read (issue 31)
 
     @property
     def compositional(self) -> bool:

@@ -29,6 +29,7 @@ from bot.core.contracts import Conversation, Facts, LinkedEntity, Message, Reply
 from bot.core.kinds import Kind, spec
 from bot.core.text import YEAR, join_labels, join_or, normalize, tokens
 from bot.dialogue.memory_store import MemoryStore, memory_store
+from bot.dialogue.recommendations import Recommendations, answer_plan
 from bot.understanding.compose import SUPERLATIVES
 from bot.understanding.conversation import social_intent
 from bot.understanding.cues import RECOMMEND, question_kind
@@ -116,6 +117,7 @@ class Dialogue:
         self.agent = agent
         self.labels = agent.kg.labels
         self.store = store or memory_store(agent.settings, RoomMemory)  # shared by replicas when `memory_db` is set
+        self.recommendations = Recommendations(agent)  # hook (issue 31)
 
     def memory(self, room: str) -> RoomMemory:
         return self.store.load(room) or RoomMemory(Conversation(room=room))
@@ -151,6 +153,9 @@ class Dialogue:
         challenged = self._challenge(text, memory, notes)
         if challenged is not None:
             return _with_note(challenged, notes)
+        recommended = self._recommendations(text, memory, notes)  # hook (issue 31): requests and their follow-ups
+        if recommended is not None:
+            return _with_note(recommended, notes)
         question = self._rewrite(text, memory, notes)
         reply, turn = self._ask(question, memory)
         if question != text and reply.kind in (Kind.UNKNOWN, Kind.ERROR):
@@ -378,6 +383,30 @@ class Dialogue:
     def _option(self, iri: str) -> Option:
         label, _group, _degree, year = self.labels.info(iri) or (iri, "", 0, None)
         return Option(iri, label, year)
+
+    # --- recommendations (bot.dialogue.recommendations) ----------------------------------
+
+    def _recommendations(self, text: str, memory: RoomMemory, notes: dict) -> Reply | None:
+        """A recommendation request or a follow-up of one, answered with the conversation's part in it; None otherwise."""
+        edited = self.recommendations.plan(text, memory.conversation.turns, [o.iri for o in memory.liked])
+        if edited is None or isinstance(edited, Reply):
+            return edited
+        if isinstance(edited, str):  # "who directed the second one?": the question about that pick
+            notes["rewrite"] = edited
+            reply, turn = self._ask(edited, memory)
+        else:
+            request = edited.recommendation
+            named = [Option(e.iri, e.label, e.year) for e in edited.entities if e.group == "film" and any(e.iri in s.iris for s in request.seeds)]
+            if named and not ACCUMULATE.search(text):
+                memory.liked = []  # a fresh request that names its own films starts a new list
+            self._remember_liked(named, memory)
+            notes["liked"] = [o.display() for o in memory.liked]
+            notes["recommendation"] = {"seeds": [s.label for s in request.seeds], "seen": [s.label for s in request.seen],
+                                       "excluded": [s.label for s in request.excluded], "conditions": [c.said for c in request.conditions]}
+            reply, turn = answer_plan(self.agent, edited, memory.conversation)
+        if turn is not None:
+            memory.conversation.turns.append(turn)
+        return reply
 
     # --- liked films -------------------------------------------------------------------
 

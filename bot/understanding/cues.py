@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from bot.core.kinds import CUED_KINDS, Kind
+from bot.understanding.recommendation_request import cue_pattern as request_cues
 
 RECOMMEND = re.compile(
     r"\b(recommend\w*|suggest\w*|similar (to|films?|movies?)|(films?|movies?) like\b|something like|what (else )?should i (watch|see)|"
@@ -20,7 +21,8 @@ RECOMMEND = re.compile(
     r"looking for (a |an |some )?(good |great |nice |fun )?(films?|movies?|something)\b|something (good |fun |nice )?(with|starring)\b|"
     r"(a|some) (good |great |nice )?\w+ (films?|movies?) (for|to watch) (tonight|today|the weekend|kids|children|a date|date night)\b|"
     r"\b(scary|funny|sad|romantic|feel[- ]good|light|fun) (films?|movies?|something)\b|"
-    r"^\W*(do you (know|have) |got |know )?any (good|great|decent|nice|fun|cool) \w+)",
+    r"^\W*(do you (know|have) |got |know )?any (good|great|decent|nice|fun|cool) \w+)"
+    r"|" + request_cues(),  # hook (issue 31): the request reader's own cues
     re.I,
 )
 MULTIMEDIA = re.compile(

@@ -42,8 +42,8 @@ from bot.understanding.cues import question_kind
 from bot.understanding.lexicon import PLACE_GROUPS, WEAK_CUES, Explanation, Lexicon, expected_answer
 from bot.understanding.linking import Namesakes, link_span, namesakes
 from bot.understanding.mentions import IndexMentions, Span
-from bot.understanding.quantities import quantities
 from bot.understanding.questions import ENT, supported_chains
+from bot.understanding.recommendation_request import RecommendationReader
 from bot.understanding.series import SeriesOrdinals
 from bot.understanding.vocabulary import (
     EXCLUDING,
@@ -145,6 +145,7 @@ class Understander:
         self.composer = Composer(kg, self.lexicon, self.vocabulary)
         self.series = SeriesOrdinals(kg)
         self.overview = OverviewReader(kg.bundle, self.lexicon)
+        self.recommendations = RecommendationReader(kg, self)  # hook (issue 31): recommendation requests
         self.speller = Speller(known | self.lexicon.words | COMPOSITION_WORDS)
         # extra mention sources (the Flair NER layer, once loaded): (text, tokens) -> Spans; a span
         # that did not validate against the KG has no ids (it is only recorded in the trace)
@@ -286,12 +287,8 @@ class Understander:
             kind, _ = question_kind(" ".join(self.speller(w) for w in masked.split()))
         if kind is Kind.FACTUAL and self._asks_to_see_someone(text, toks, spans):
             kind = Kind.MULTIMEDIA
-        if kind is Kind.RECOMMENDATION:
-            conditions = self.composer.conditions(text, [(self.speller(t), s, e) for t, s, e in toks], spans, self._name_like)
-            stated = [(q.start, q.end) for q in quantities(text)]  # "shorter than 100 minutes" names no Clinton Shorter
-            entities = [e for e in self.all_entities(text, toks, spans)
-                        if not (" " not in e.text and e.text.islower() and any(a < e.end and e.start < b for a, b in stated))]
-            return Understanding(text, kind, entities=entities, confidence=1.0, constraints=conditions)
+        if kind is Kind.RECOMMENDATION:  # hook (issue 31): the request reader of bot.understanding.recommendation_request
+            return self.recommendations.understand(text, [(self.speller(t), s, e) for t, s, e in toks], spans)
         if kind is not Kind.FACTUAL:
             return Understanding(text, kind, entities=self.all_entities(text, toks, spans), confidence=1.0)
         return self.plan(text, toks, spans)
