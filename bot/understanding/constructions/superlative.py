@@ -3,16 +3,70 @@ directed the most films?", "Which of those is the oldest?"."""
 
 from __future__ import annotations
 
-import re
-
-from bot.core.terms import Form, Measure
+from bot.core.contracts import Aggregate
+from bot.core.terms import AggregateOp, Form, Measure
+from bot.understanding.compose import AWARD_COUNT_WORDS, MONEY_WORDS, OSCAR_WORDS, SUPERLATIVES, ComposedClause, Composer, Composition, global_scope
 from bot.understanding.constructions.base import Construction
+from bot.understanding.constructions.conditions import scope
+from bot.understanding.vocabulary import FILM_WORDS
 
 CONSTRUCTION = Construction(
     "superlative", "the film(s) with the greatest or smallest value, or the value most films share",
     ("What is Spielberg's longest film?", "Who directed the most films?", "Which film won the most Oscars?"),
     forms=(Form.ORDERED, Form.MOST),
 )
-SUPERLATIVES: dict[str, tuple[Measure, str]] = {word: (Measure(measure), op) for word, (measure, op) in CONSTRUCTION.data["superlatives"].items()}
 WORDS = {name: frozenset(words) for name, words in CONSTRUCTION.data["words"].items()}
-GLOBAL_SCOPE = re.compile(r"\b(?:" + "|".join(CONSTRUCTION.data["patterns"]["global_scope"]) + ")", re.I)
+MOST_AWARDS = "max_count"  # the film with the most awards: the greatest number of values, read as AggregateOp.MAX with families
+
+
+def cued(view: ComposedClause) -> bool:
+    return any(w in SUPERLATIVES for w in view.cue_words) or "most" in view.cue_words
+
+
+def read(ctx: Composer, view: ComposedClause) -> Composition | None:
+    text, toks, a, b, names = view.text, view.tokens, view.start, view.end, view.names
+    words = [toks[k][0] for k in range(a, b)]
+    reading = Composition()
+    op, relation = "", ""
+    for k in range(a, b):
+        word = toks[k][0]
+        if word in SUPERLATIVES and not (word == "recent" and toks[k - 1][0] != "most"):
+            kind, op = SUPERLATIVES[word][0], SUPERLATIVES[word][1]
+            if kind == Measure.MONEY and not set(words) & MONEY_WORDS:
+                continue
+            relation = ctx.relation_of(kind)
+            reading.used |= {k, k - 1} if word == "recent" else {k}
+            if kind == Measure.MONEY:  # "the highest grossing film": the money words say what is highest
+                reading.used |= {j for j in range(a, b) if toks[j][0] in MONEY_WORDS}
+            break
+    if not relation and "most" in words:
+        if set(words) & MONEY_WORDS:
+            relation, op = ctx.money, AggregateOp.MAX
+            reading.used |= {k for k in range(a, b) if toks[k][0] in MONEY_WORDS | {"most"}}
+        elif set(words) & AWARD_COUNT_WORDS:
+            relation, op = ctx.award, MOST_AWARDS
+            reading.used |= {k for k in range(a, b) if toks[k][0] in AWARD_COUNT_WORDS | {"most"}}
+        else:
+            named = {k for n in names for k in n.tokens}
+            relations, verb = ctx.clause_verb_relations(toks, a, b, named)
+            counted = [k for k in range(a, b) if toks[k][0] in FILM_WORDS | WORDS["counted"]]
+            if relations and (counted or "who" in words or "which" in words):
+                relation, op = relations[0], AggregateOp.MOST
+                # every word of the counted relation ("which actor appears most in Tarantino films") is the
+                # question's, none the named person's role
+                verb |= {k for k in range(a, b) if k not in named and relation in ctx.lexicon.relations_of(toks[k][0])}
+                reading.used |= verb | set(counted) | {k for k in range(a, b) if toks[k][0] in ("most", "often")}
+    if not relation:
+        return None
+    if not scope(ctx, view, names, reading):
+        return None
+    if op == AggregateOp.MOST:
+        # "which actor appears most often with De Niro": the named person is not one of the answers
+        reading.aggregate = Aggregate(AggregateOp.MOST, relation)
+    elif op == MOST_AWARDS:
+        reading.aggregate = Aggregate(AggregateOp.MAX, relation, ctx.oscars if set(words) & OSCAR_WORDS else ("*count",))
+    else:
+        reading.aggregate = Aggregate(op, relation)
+    reading.relations.add(relation)
+    reading.used |= global_scope(text, toks, a, b)
+    return reading
