@@ -1,0 +1,154 @@
+"""The reader: chat spelling, the generated and augmented training text, and the role tagger learned from it."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core.text import normalize, tokens
+from bot.kg.bundle import load_bundle
+from bot.kg.labels import LabelIndex
+from bot.understanding.mentions import IndexMentions
+from bot.understanding.reader.augment import STYLES, augmented, describe, unforeseen
+from bot.understanding.reader.build import exact_names
+from bot.understanding.reader.corpus import Example, Film, Generator, KgFacts, Piece, Role
+from bot.understanding.reader.spelling import respell
+from bot.understanding.reader.tagger import Features, RoleTagger, Vocabulary, train
+
+FILMS = [
+    Film("Heat", 1995, ["Michael Mann"], ["Al Pacino", "Robert De Niro"], ["crime film"]),
+    Film("Good Will Hunting", 1997, ["Gus Van Sant"], ["Matt Damon", "Robin Williams"], ["drama film"]),
+    Film("Hamlet", 1996, ["Kenneth Branagh"], ["Kenneth Branagh", "Kate Winslet"], ["drama film"]),
+    Film("Milk", 2008, ["Gus Van Sant"], ["Sean Penn"], ["drama film"]),
+]
+PERSONS = sorted({p for f in FILMS for p in f.directors + f.cast})
+WORDS = ["harbour", "lantern", "garden", "winter", "violin", "market", "bridge", "candle", "ocean", "castle"]
+
+
+def label_index(titles: list[str], persons: list[str]) -> LabelIndex:
+    index = LabelIndex()
+    for group, names in (("film", titles), ("person", persons)):
+        for name in names:
+            idx = len(index.iris)
+            index.iris.append(f"http://test.invalid/{group}/{idx}")
+            index.labels.append(name)
+            index.groups.append(group)
+            index.degree.append(1)
+            index.years.append(None)
+            index.by_iri[index.iris[-1]] = idx
+            index.by_norm.setdefault(normalize(name), []).append(idx)
+            index.max_tokens = max(index.max_tokens, len(normalize(name).split()))
+    return index
+
+
+def facts() -> KgFacts:
+    return KgFacts.of(FILMS, PERSONS, ["crime film", "drama film"], WORDS)
+
+
+@pytest.fixture(scope="module")
+def generator(mini_bundle) -> Generator:
+    return Generator(load_bundle(mini_bundle), facts(), seed=3)
+
+
+def test_chat_spelling_is_read_as_the_words_it_stands_for():
+    read = respell("whos in heat n who did the music + how long is it, pls")
+    assert read.text == "who's in heat and who did the music and how long is it, please"
+    assert ("n", "and") in read.changes and ("pls", "please") in read.changes
+
+
+def test_a_rating_letter_a_title_typed_as_one_and_a_protected_name_keep_their_spelling():
+    assert respell("is it rated r").text == "is it rated r"
+    assert respell("an r rated film w keanu").text == "an r rated film with keanu"
+    assert respell("Who directed Her?").text == "Who directed Her?"  # capitalised inside a sentence: a title
+    text = "who directed ur mum"
+    protected = [(text.index("ur mum"), len(text))]  # the caller's exact label "Ur Mum"
+    assert respell(text, protected).text == text
+
+
+def test_a_word_capitalised_at_the_start_of_a_sentence_is_respelled_with_its_capital():
+    assert respell("Whos the dir of Heat? Wat year").text == "Who's the director of Heat? What year"
+
+
+def test_every_generated_word_has_the_role_of_the_piece_it_was_written_in():
+    example = Example([Piece("so I watched", Role.CTX), Piece("Heat", Role.NAME, "film", "Heat"), Piece("yesterday.", Role.CTX),
+                       Piece("who directed it", Role.ASK), Piece(", the 1995 one", Role.DESC)])
+    text, toks, roles = example.roles()
+    assert text == "so I watched Heat yesterday. who directed it, the 1995 one"
+    assert [t for t, _, _ in toks] == ["so", "i", "watched", "heat", "yesterday", "who", "directed", "it", "the", "1995", "one"]
+    assert [r.value for r in roles] == ["ctx"] * 3 + ["name", "ctx"] + ["ask"] * 3 + ["desc"] * 3
+
+
+def test_a_description_is_true_of_the_film_it_describes(generator):
+    for _ in range(60):
+        film_text, _, title = generator.fill("film")
+        example = Example([Piece("who composed the music for", Role.ASK), Piece(film_text, Role.NAME, "film", title)])
+        described = describe(example, generator)
+        said = " ".join(p.text for p in described.pieces if p.role is Role.DESC)
+        film = generator.facts.by_title[title]
+        facts_of_film = [str(film.year), str(film.year)[-2:], *film.directors, *(d.split()[-1] for d in film.directors), *film.cast,
+                         *(g.removesuffix(" film") for g in film.genres), "original"]
+        assert any(fact in said for fact in facts_of_film), said
+
+
+def test_an_unforeseen_word_where_the_question_asks_stays_a_question_word(generator):
+    for _ in range(30):
+        example = unforeseen(Example([Piece("who scored the film", Role.ASK), Piece("Heat", Role.NAME, "film", "Heat")]), generator)
+        asked = [p for p in example.pieces if p.role is Role.ASK][0].text.split()
+        assert len(asked) == 4 and sum(w in WORDS for w in asked) >= 1
+
+
+def test_every_style_keeps_names_as_names_and_adds_no_empty_piece(generator):
+    for name in STYLES:
+        for example in augmented(generator, 20, (name,)):
+            assert all(p.text.strip() for p in example.pieces)
+            text, toks, roles = example.roles()
+            assert toks and len(roles) == len(toks)
+            names = [p for p in example.pieces if p.role is Role.NAME]
+            for piece in names:  # a name's words are named, whatever the style did around them
+                start = text.find(piece.text)
+                assert start >= 0
+                assert all(r is Role.NAME for (_, s, _), r in zip(toks, roles) if start <= s < start + len(piece.text))
+
+
+@pytest.mark.integration
+def test_the_tagger_learns_a_word_s_role_from_where_it_stands(generator, tmp_path):
+    """Trained on a few thousand generated messages, the tagger labels words it never saw by their place: a story's words
+    are context, a word where the question asks is question, a typed title is a name."""
+    index = label_index([f.title for f in FILMS], PERSONS)
+    wording = frozenset("who what when which how directed composed music wrote film films movie the of in for is was did".split())
+    vocabulary = Vocabulary(frozenset("directed composed music wrote score".split()), wording, frozenset("the of in for is was a".split()),
+                            frozenset("tell please thanks".split()), frozenset({"film", "movie", "films"}), frozenset({"longer", "most"}))
+    names_of = exact_names(IndexMentions(index, wording), wording)
+    features = Features(vocabulary)
+    path = tmp_path / "reader.crfsuite"
+    train(augmented(generator, 6000), features, names_of, path)
+    tagger = RoleTagger(path, features)
+
+    def roles(text: str) -> dict[str, Role]:
+        toks = tokens(text)
+        return {t: r for (t, _, _), r in zip(toks, tagger.tag(text, toks, names_of(text, toks)).roles)}
+
+    story = roles("my grandmother knitted a scarf for me. who composed the music for Heat?")
+    assert all(story[w] is Role.CTX for w in ("grandmother", "knitted", "scarf"))
+    assert story["composed"] is Role.ASK and story["heat"] is Role.NAME
+    asked = roles("who frobnicated Milk?")
+    assert asked["frobnicated"] is Role.ASK
+
+
+def test_the_tagger_s_features_see_the_vocabularies_and_the_label_index():
+    vocabulary = Vocabulary(frozenset({"directed"}), frozenset({"who", "directed"}), frozenset({"the"}), frozenset({"please"}),
+                            frozenset({"film"}), frozenset({"longest"}))
+    text = "who directed the film Heat, please?"
+    toks = tokens(text)
+    rows = Features(vocabulary)(text, toks, ["", "", "", "", "B", ""])
+    assert "f=wh" in rows[0] and "f=cue" in rows[1] and "f=stop" in rows[2] and "f=film" in rows[3]
+    assert "name=B" in rows[4] and "before_comma" in rows[4] and "f=generic" in rows[5] and "sent_asks=True" in rows[5]
+    unknown = Features(vocabulary)("blorp", tokens("blorp"), [""])
+    assert "f=unknown" in unknown[0]
+
+
+def test_random_generation_is_reproducible_by_seed(mini_bundle):
+    bundle = load_bundle(mini_bundle)
+    first = [e.text for e in augmented(Generator(bundle, facts(), seed=5), 30)]
+    second = [e.text for e in augmented(Generator(bundle, facts(), seed=5), 30)]
+    assert first == second
+    assert len(set(first)) > 20
