@@ -96,9 +96,9 @@ class Timer:
 
 
 def build(settings: Settings, quiet: bool = False, force: bool = False) -> KG:
-    """Build (or reuse) everything for settings.kg: store, label index, classifier, and the chosen features' models."""
+    """Build (or reuse) everything for settings.kg: store, label index, classifier, reader, and the chosen features' models."""
     kg = build_graph(settings, quiet=quiet, force=force)
-    load_classifier(kg, quiet=quiet, force=force)
+    Understander(kg, load_classifier(kg, quiet=quiet, force=force), settings.fuzzy_threshold, quiet=quiet, force=force)  # trains the reader
     run_build_steps(settings, kg.bundle, kg.folder, kg.key, quiet=quiet, force=force)
     return kg
 

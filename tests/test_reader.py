@@ -11,6 +11,7 @@ from bot.understanding.mentions import IndexMentions
 from bot.understanding.reader.augment import STYLES, augmented, describe, unforeseen
 from bot.understanding.reader.build import exact_names
 from bot.understanding.reader.corpus import Example, Film, Generator, KgFacts, Piece, Role
+from bot.understanding.reader.descriptions import Described, FilmOption, check, read_description
 from bot.understanding.reader.spelling import respell
 from bot.understanding.reader.tagger import Features, RoleTagger, Vocabulary, train
 
@@ -152,3 +153,58 @@ def test_random_generation_is_reproducible_by_seed(mini_bundle):
     second = [e.text for e in augmented(Generator(bundle, facts(), seed=5), 30)]
     assert first == second
     assert len(set(first)) > 20
+
+
+def test_a_description_s_years_people_and_order_are_read_from_its_words():
+    text = "who scored the original Candyman from '92 with Tony Todd"
+    toks = tokens(text)
+    positions = frozenset(range(3, len(toks))) - {4}  # "the original" ... "from 92 with tony todd", not the title
+    people = [(len(toks) - 2, len(toks), "http://x/todd", "Tony Todd")]
+    described = read_description(text, toks, positions, people, [])
+    assert described.years == (1992,) and described.people == (("http://x/todd", "Tony Todd"),) and described.order == "original"
+    assert described.film_described("Candyman") == "Candyman (1992) with Tony Todd"
+
+
+def test_a_description_picks_the_namesake_it_fits_and_fits_none_when_it_describes_another_film():
+    films = [FilmOption("http://x/c92", "Candyman", 1992), FilmOption("http://x/c21", "Candyman", 2021)]
+    cast = {"http://x/todd": {"http://x/c92", "http://x/c21"}, "http://x/dacosta": {"http://x/c21"}}
+
+    def linked(film_iris, person):
+        return frozenset(f for f in film_iris if f in cast.get(person, ()))
+
+    def described(**said) -> list[str]:
+        fields = {"years": (), "people": (), "genres": (), "order": ""} | said
+        return [f.iri for f in check(Described(frozenset(), **fields), films, linked, lambda film: frozenset()).fits]
+
+    assert described(people=(("http://x/dacosta", "Nia DaCosta"),)) == ["http://x/c21"]
+    assert described(people=(("http://x/todd", "Tony Todd"),)) == ["http://x/c92", "http://x/c21"]  # both: not told apart
+    assert described(years=(1993,)) == ["http://x/c92"]  # a year off: a premiere, say
+    assert described(years=(1975,)) == []
+    assert described(order="original") == ["http://x/c92"]
+    assert described(people=(("http://x/dacosta", "Nia DaCosta"),), years=(1992,)) == []
+
+
+@pytest.fixture(scope="module")
+def demo_agent(cache_dir):
+    from bot.agent import Agent
+    from bot.core.config import Settings
+    from bot.resources import demo_kg
+
+    return Agent.from_settings(Settings(kg=str(demo_kg()), cache_dir=str(cache_dir), features=()))
+
+
+@pytest.mark.integration
+def test_a_description_beside_a_title_chooses_confirms_or_refuses_the_film(demo_agent):
+    assert demo_agent.answer("who wrote Candyman, the DaCosta one").answers == ["Jordan Peele", "Nia DaCosta", "Win Rosenfeld"]
+    assert demo_agent.answer("who directed the candyman w tony todd from 92").answers == ["Bernard Rose"]
+    assert demo_agent.answer("When did Edward Berger's All Quiet on the Western Front come out?").answers  # confirmed: no namesake
+    refused = demo_agent.answer("who directed the 1971 candyman")
+    assert not refused.answers and "Candyman (1971)" in refused.text
+
+
+@pytest.mark.integration
+def test_a_story_around_a_question_is_context_and_chat_spelling_is_read(demo_agent):
+    story = demo_agent.answer("My sister and I spent the whole afternoon knitting scarves. Anyway, who directed Candyman 2021?")
+    assert story.answers == ["Nia DaCosta"]
+    terse = demo_agent.answer("whos in candyman 2021 n who wrote it")
+    assert "Nia DaCosta" in terse.answers and any(a in terse.answers for a in ("Yahya Abdul-Mateen II", "Teyonah Parris"))

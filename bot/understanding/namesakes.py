@@ -1,5 +1,7 @@
 """Films that share a title, told apart by the question: a year ("Hamlet 1996"), "the original" / "the remake", a person
-named with it ("Olivier's Hamlet", "the Halloween with Donald Pleasence") or the exact spelling ("Up" / "Up!")."""
+named with it ("Olivier's Hamlet", "the Halloween with Donald Pleasence") or the exact spelling ("Up" / "Up!"); and a
+description beside a title ("the 1978 Carpenter one", "w <actor>"), which picks the film it fits, confirms a film that
+has no namesake, or asks for a film the graph does not have (bot.understanding.reader.descriptions)."""
 
 from __future__ import annotations
 
@@ -14,8 +16,12 @@ from bot.kg.graph import KG
 from bot.understanding.constructions.fact import Candidate
 from bot.understanding.mentions import Span
 from bot.understanding.names import NameFinder
+from bot.understanding.reader import description_of
+from bot.understanding.reader.descriptions import FilmOption, check, read_description
 from bot.understanding.vocabulary import word_set
 
+# the words of a description that claims nothing about the film ("the dark knight one")
+CLAIMLESS = frozenset({"the", "a", "one", "version", "film", "movie", "that", "this"})
 ORIGINAL_WORDS = word_set("original_words")
 REMAKE_WORDS = word_set("remake_words")
 
@@ -29,6 +35,8 @@ class NamesakeChoice:
         self.explain = explain  # (toks, a, b, candidate, entity) -> Explanation: the chosen film's reading is checked again
         # the graph is read-only, so these answers never go stale
         self.films_linked = lru_cache(maxsize=1024)(self._films_linked)
+        self.genres_of = lru_cache(maxsize=1024)(self._genres_of)
+        self.genre = next((name for name, rel in kg.bundle.relations.items() if rel.value_class == Group.GENRE and rel.direction == "forward"), "")
 
     def choose(self, best: Candidate, text: str, toks, clause_spans: list[Span], a: int, b: int) -> Candidate:
         """Films that share a title are told apart by a year, by 'the original' / 'the remake', or by a person
@@ -78,6 +86,63 @@ class NamesakeChoice:
         candidate.explanation = self.explain(toks, a, b, candidate, picked)
         return candidate
 
+    def described(self, best: Candidate, text: str, toks, clause_spans: list[Span], a: int, b: int) -> Candidate:
+        """A description beside the film, as the reader marked it (or a person's name with "'s" right before the title),
+        picks the film it fits among namesakes or confirms the one film of that title; its words are then accounted
+        for. A description that fits none of the films makes the reading ask for the film it describes, which the graph
+        does not have (`Candidate.contradicted`): it is said, never ignored."""
+        entity, span = best.entity, best.span
+        if span is None or entity is None or entity.group != Group.FILM:
+            return best
+        marked = description_of(toks) | self._possessor(text, toks, span, clause_spans, a)
+        positions = _beside(marked, span.tok_start, span.tok_end, a, b)
+        if not positions:
+            return best
+        people, kinds = [], []
+        for other in clause_spans:
+            if other.tok_start in positions and other.tok_end - 1 in positions:
+                for group, found in ((Group.PERSON, people), (Group.GENRE, kinds)):
+                    linked = self.names.link(text, other, group, [])
+                    if linked is not None:
+                        found.append((other.tok_start, other.tok_end, linked.iri, linked.label))
+        description = read_description(text, toks, positions, people, kinds)
+        if not description.says_anything and not all(toks[k][0] in CLAIMLESS for k in positions):
+            return best  # words the tagger took for a description that claim nothing checkable: the reading explains them
+        if description.says_anything:
+            films = [FilmOption(entity.iri, entity.label, entity.year)] + [
+                FilmOption(alt["iri"], alt["label"], alt.get("year")) for alt in entity.alternatives if alt.get("group") == Group.FILM]
+            fits = check(description, films, self.films_linked, self.genres_of).fits
+            if not fits:
+                return replace(best, contradicted=description.film_described(entity.label))
+            chosen = next((f for f in fits if f.iri == entity.iri), fits[0])
+            if chosen.iri != entity.iri:
+                others = [alt for alt in [{"iri": entity.iri, "label": entity.label, "year": entity.year, "degree": None, "group": "film"},
+                                          *entity.alternatives] if alt["iri"] != chosen.iri]
+                entity = replace(entity, iri=chosen.iri, label=chosen.label, year=chosen.year, alternatives=others)
+            if len(fits) == 1:
+                entity = replace(entity, selected_by="description")
+        candidate = replace(best, entity=entity, selectors=best.selectors | positions)
+        candidate.explanation = self.explain(toks, a, b, candidate, entity)
+        return candidate
+
+    def _possessor(self, text: str, toks, span: Span, clause_spans: list[Span], a: int) -> frozenset[int]:
+        """The tokens of a person's name with "'s" right before a title ("Edward Berger's All Quiet ..."): whose film it is,
+        a description (checked like any other) even where the tagger took it for part of the title."""
+        k = span.tok_start - 1
+        if k <= a or toks[k][0] != "s" or not {"'", "’"} & set(text[toks[k - 1][2] : toks[k][1]]):
+            return frozenset()
+        for other in clause_spans:
+            if other.tok_end == k and self.names.link(text, other, Group.PERSON, []) is not None:
+                return frozenset(range(other.tok_start, k + 1))
+        return frozenset()
+
+    def _genres_of(self, film: str) -> frozenset[str]:
+        """The genres of a film (cached in __init__)."""
+        if not self.genre:
+            return frozenset()
+        rows = self.kg.graph.select(queries.values_of(film, self.kg.bundle.relations[self.genre].property))
+        return frozenset(r["value"].value for r in rows if r.get("value") is not None)
+
     def _films_linked(self, films: tuple[str, ...], person: str) -> frozenset[str]:
         """Those of `films` that `person` is linked to (cached in __init__: the clause's best readings often share
         their film and ask again)."""
@@ -97,3 +162,17 @@ class NamesakeChoice:
                 if len(exact) == 1:
                     return exact[0]
         return None
+
+
+def _beside(marked: frozenset[int], start: int, end: int, a: int, b: int) -> frozenset[int]:
+    """The marked tokens that touch the name at tokens start..end (right after or right before it, within the clause)."""
+    found = set()
+    k = end
+    while k < b and k in marked:
+        found.add(k)
+        k += 1
+    k = start - 1
+    while k >= a and k in marked:
+        found.add(k)
+        k -= 1
+    return frozenset(found)

@@ -50,6 +50,8 @@ from bot.understanding.lexicon import Lexicon
 from bot.understanding.mentions import IndexMentions, Span
 from bot.understanding.names import NameFinder
 from bot.understanding.namesakes import NamesakeChoice
+from bot.understanding.reader import context_of, reading_message
+from bot.understanding.reader.build import load_reader, reader_vocabulary
 from bot.understanding.scoring import NAMESAKE_READINGS, HandScorer
 from bot.understanding.vocabulary import (
     EXCLUDING,
@@ -90,7 +92,8 @@ class ClauseReading:
 class Understander:
     """Reads a message into a question plan against one KG."""
 
-    def __init__(self, kg: KG, classifier: ChainClassifier, fuzzy_threshold: float = 90.0):
+    def __init__(self, kg: KG, classifier: ChainClassifier, fuzzy_threshold: float = 90.0, quiet: bool = False, force: bool = False):
+        """`quiet`: no progress bar while the reader trains on first use; `force`: train it again."""
         self.kg = kg
         self.classifier = classifier
         self.vocabulary = classifier.wording
@@ -107,6 +110,10 @@ class Understander:
         self.overview = OverviewReader(kg.bundle, self.lexicon)
         self.scorer = HandScorer()  # ranks the chain readings; a learned scorer may take its place
         self.recommendations = recommendation.READER(kg, self)  # recommendation requests
+        # what each word of a message does (bot.understanding.reader): context words need no explanation, descriptions
+        # pick or check the film they describe
+        self.reader_vocabulary = reader_vocabulary(self.lexicon, frozenset(known), COMPOSITION_WORDS)
+        self.reader = load_reader(kg, self.reader_vocabulary, self.mentions, quiet=quiet, force=force)
 
     @property
     def span_sources(self) -> list[MentionSource]:
@@ -127,8 +134,13 @@ class Understander:
 
     def understand(self, text: str, trace: dict | None = None) -> Understanding:
         """What `text` asks; `trace` (the reply trace's detail dict) records where its spans came from."""
+        text = self.respelled(text, trace)
         declined = decline_intent(text)
         toks = tokenise(text)
+        reading = self.reader.read(text, toks)
+        reading_message(toks, reading)
+        if trace is not None and reading.tagged is not None:
+            trace["roles"] = reading.to_trace(toks)
         spans = self.names.candidate_spans(text, toks, trace) if declined != "injection" else []
         if declined == "arithmetic":  # unless the sum is part of a name
             declined = decline_intent(text, [(s.start, s.end) for s in spans if s.fuzzy_score >= 100 and s.length > 1])
@@ -240,11 +252,23 @@ class Understander:
         return Understanding(text, Kind.FACTUAL, first.chain, entities, min(a.confidence for a in asks), not_found, asks=asks,
                              shared=shared_asks(toks, asks, entities), missing=missing, unclear=unclear)
 
+    def respelled(self, text: str, trace: dict | None = None) -> str:
+        """`text` with chat spelling read as words ("whos in heat n who did the music"); the KG's names as typed stay."""
+        typed = tokenise(text)
+        names = [(s.start, s.end) for s in self.mentions.exact(typed) if s.fuzzy_score >= 100 and (s.length > 1 or text[s.start].isupper())]
+        respelling = self.reader.respell(text, names)
+        if respelling.changes and trace is not None:
+            trace["respelled"] = [list(change) for change in respelling.changes]
+        return respelling.text
+
     def _filler(self, toks, a: int, b: int, clause_text: str) -> bool:
-        """A clause that asks nothing: politeness, thanks, a smiley."""
+        """A clause that asks nothing: politeness, thanks, a smiley, a story."""
         words = [toks[k][0] for k in range(a, b)]
         if any(w in QUESTION_WORDS for w in words):
             return False  # "and when?"
+        context = context_of(toks)
+        if all(k in context for k in range(a, b)):
+            return True
         return all(w in self.lexicon.generic_or_stop for w in words) or bool(social_intent(clause_text, False))
 
     def _families(self, toks, a: int, b: int, reading: ClauseReading):
@@ -432,8 +456,8 @@ class Understander:
         # a film among namesakes is told apart by the clause's other words ("the Halloween with Donald
         # Pleasence"): read those words as its selector before comparing readings
         ranked = self.scorer.rank(candidates)
-        candidates = [self.namesakes.choose(c, text, toks, clause_spans, a, b) if n < NAMESAKE_READINGS else c
-                      for n, c in enumerate(ranked)]
+        candidates = [self.namesakes.described(self.namesakes.choose(c, text, toks, clause_spans, a, b), text, toks, clause_spans, a, b)
+                      if n < NAMESAKE_READINGS else c for n, c in enumerate(ranked)]
         # a reading that accounts for every word beats one that leaves words unexplained (which would only
         # say "not sure"), unless the classifier all but rules it out (bot.understanding.scoring)
         best = self.scorer.best(candidates)
@@ -442,6 +466,9 @@ class Understander:
         best = main_role_reading(self.chains, self.composer, best, toks, a, b)
         best = self.chains.with_more_relations(best, text, toks, a, b) or best
         reading = ClauseReading(others=bool(set(self.chains.content(toks, a, b, best)) & SHARE_CUES))
+        if best.contradicted:  # "the 1975 Ronin" when the graph's Ronin is from 1998: a film the graph does not have
+            reading.not_found = [best.contradicted]
+            return reading
         extended = self.leftovers.longer_title(text, toks, best, b)
         if extended:
             reading.not_found = [extended]
@@ -481,7 +508,8 @@ class Understander:
             trace.setdefault("compositions", []).append([{"construction": t.construction, "read": t.reading is not None} for t in attempts])
         if composition is None:
             return None
-        content = [self.speller(toks[k][0]) for k in range(a, b) if k not in composition.used]
+        context = context_of(toks)
+        content = [self.speller(toks[k][0]) for k in range(a, b) if k not in composition.used and k not in context]
         chain = tuple(Hop(r, True) for r in sorted(composition.relations))
         explanation = self.lexicon.explain(content, chain, bool(set(content) & FILM_WORDS), set())
         if explanation.unsupported:

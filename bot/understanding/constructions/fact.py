@@ -31,6 +31,7 @@ from bot.understanding.linking import Namesakes, link_span, namesakes
 from bot.understanding.mentions import Span
 from bot.understanding.names import NameFinder
 from bot.understanding.questions import ENT, supported_chains
+from bot.understanding.reader import context_of
 from bot.understanding.vocabulary import FILM_WORDS, PRONOUNS, QUESTION_WORDS, Speller
 
 CONSTRUCTION = Construction(
@@ -56,6 +57,7 @@ class Candidate:
     explanation: Explanation = field(default_factory=Explanation)
     coordinated: list[Span] = field(default_factory=list)  # more names the same question is asked about ("A and B")
     selectors: frozenset[int] = frozenset()  # tokens that chose the film among namesakes ("original", "Olivier's")
+    contradicted: str = ""  # the film a description asks for when it fits none the title names ("Ronin (1975)")
 
     @property
     def features(self) -> dict[str, float]:
@@ -207,7 +209,7 @@ class ChainReader:
 
     def content(self, toks: list[Token], a: int, b: int, candidate: Candidate) -> list[str]:
         """The clause's words outside the candidate's names (spelling corrected to the wording words)."""
-        skip = set(candidate.selectors)
+        skip = set(candidate.selectors) | context_of(toks)  # (words the reader found to ask nothing need no explanation)
         for span in ([candidate.span] if candidate.span else []) + candidate.coordinated:
             skip.update(range(span.tok_start, span.tok_end))
         return [self.speller(toks[k][0]) for k in range(a, b) if k not in skip and toks[k][0] not in PRONOUNS]

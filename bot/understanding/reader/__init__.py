@@ -12,6 +12,7 @@ differently from the project's own wording.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from bot.core.text import Token
@@ -19,7 +20,10 @@ from bot.understanding.reader.corpus import Role
 from bot.understanding.reader.spelling import Respelling, respell
 from bot.understanding.reader.tagger import RoleTagger, Tagged
 
-CONTEXT_CONFIDENCE = 0.6  # a word is context only when the tagger gives that role at least this probability
+CONTEXT_CONFIDENCE = 0.75  # a word is context only when the tagger gives that role at least this probability,
+ASKING_CONTEXT_CONFIDENCE = 0.95  # and a question word or a relation's cue word only when it is all but sure
+DESCRIPTION_CONFIDENCE = 0.7  # a word describes a film when the tagger gives that role at least this probability
+NEVER_DESCRIBING = frozenset("who whom whose what which when where why how whoever whatever whichever".split())
 
 
 @dataclass
@@ -36,6 +40,28 @@ class Reading:
         return [[t, r.value, f"{c:.2f}"] for (t, _, _), r, c in zip(toks, self.tagged.roles, self.tagged.confidence)]
 
 
+# the message being read and what the reader found in it: set by the understander for each message, read by the clause
+# readers of that message (a context variable: each thread or task reads its own message)
+_READING: ContextVar[tuple[list, Reading] | None] = ContextVar("reading", default=None)
+
+
+def reading_message(toks: list, reading: Reading) -> None:
+    """Record what the reader found in the message whose tokens are `toks` (the list object itself identifies it)."""
+    _READING.set((toks, reading))
+
+
+def context_of(toks: list) -> frozenset[int]:
+    """The tokens of the message being read that ask nothing (a story, a hedge, politeness)."""
+    read = _READING.get()
+    return read[1].context if read is not None and read[0] is toks else frozenset()
+
+
+def description_of(toks: list) -> frozenset[int]:
+    """The tokens of the message being read that describe a film ("the 1996 one", "Branagh's")."""
+    read = _READING.get()
+    return read[1].description if read is not None and read[0] is toks else frozenset()
+
+
 class Reader:
     """Chat spelling and word roles for one KG (the tagger is optional: without it every word is a question word)."""
 
@@ -50,6 +76,9 @@ class Reader:
         if self.tagger is None or not toks:
             return Reading(None)
         tagged = self.tagger.tag(text, toks, self.names_of(text, toks))
-        context = frozenset(k for k, m in enumerate(tagged.marginals) if m[Role.CTX] >= CONTEXT_CONFIDENCE)
-        description = frozenset(k for k, r in enumerate(tagged.roles) if r is Role.DESC)
+        asking = self.tagger.features.v.cues | NEVER_DESCRIBING
+        context = frozenset(k for k, m in enumerate(tagged.marginals)
+                            if m[Role.CTX] >= (ASKING_CONTEXT_CONFIDENCE if toks[k][0] in asking else CONTEXT_CONFIDENCE))
+        description = frozenset(k for k, m in enumerate(tagged.marginals)
+                                if m[Role.DESC] >= DESCRIPTION_CONFIDENCE and toks[k][0] not in NEVER_DESCRIBING)
         return Reading(tagged, context, description)

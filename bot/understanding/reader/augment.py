@@ -210,15 +210,21 @@ def lower(example: Example, gen: Generator) -> Example:
     return example
 
 
+def upper(example: Example, gen: Generator) -> Example:
+    for piece in example.pieces:
+        piece.text = piece.text.upper()
+    return example
+
+
 STYLES: dict[str, Style] = {
     "story": story, "aside": aside, "polite": polite, "hedge": hedge, "describe": describe, "typos": typos,
     "confusions": confusions, "chat": chat, "non_native": non_native, "several": several, "unforeseen": unforeseen,
-    "lower": lower,
+    "lower": lower, "upper": upper,
 }
 # how often each style is applied to a generated question (independently)
 STYLE_RATES = {"story": 0.15, "aside": 0.12, "polite": 0.25, "hedge": 0.1, "describe": 0.25, "typos": 0.15, "confusions": 0.05,
-               "chat": 0.12, "non_native": 0.12, "several": 0.12, "unforeseen": 0.08, "lower": 0.3}
-ORDER = ("describe", "unforeseen", "non_native", "several", "story", "aside", "polite", "hedge", "typos", "confusions", "chat", "lower")
+               "chat": 0.12, "non_native": 0.12, "several": 0.12, "unforeseen": 0.08, "lower": 0.3, "upper": 0.03}
+ORDER = ("describe", "unforeseen", "non_native", "several", "story", "aside", "polite", "hedge", "typos", "confusions", "chat", "lower", "upper")
 
 
 def augmented(gen: Generator, n: int, styles: tuple[str, ...] | None = None, rng: random.Random | None = None) -> list[Example]:

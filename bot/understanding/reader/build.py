@@ -12,6 +12,16 @@ from bot.understanding.reader import Reader
 from bot.understanding.reader.augment import augmented
 from bot.understanding.reader.corpus import Generator, KgFacts
 from bot.understanding.reader.tagger import MODEL, TRAINING_EXAMPLES, Features, RoleTagger, Vocabulary, reader_key, train
+from bot.understanding.vocabulary import FILM_WORDS, GENERIC, STOP
+
+MIN_TRAINING_EXAMPLES = 3_000
+EXAMPLES_PER_FILM = 30
+
+
+def reader_vocabulary(lexicon, wording: frozenset[str], compare: frozenset[str]) -> Vocabulary:
+    """The tagger's word lists from the understander's own: the bundle's relation cues (bot.understanding.lexicon), the
+    classifier's question wording, the shared vocabulary, and the words of comparisons, superlatives and counts."""
+    return Vocabulary(frozenset().union(*lexicon.cues.values()), wording, STOP, GENERIC, FILM_WORDS, compare)
 
 
 def exact_names(mentions, wording: frozenset[str]):
@@ -30,15 +40,21 @@ def exact_names(mentions, wording: frozenset[str]):
     return names_of
 
 
-def load_reader(kg: KG, vocabulary: Vocabulary, mentions, quiet: bool = False, force: bool = False,
-                examples: int = TRAINING_EXAMPLES) -> Reader:
+def training_examples(films: int) -> int:
+    """How many generated messages the tagger learns from: enough for the KG's wording and names, no more (a test KG
+    of ten films needs a few thousand; the demo KG's 655 films about twenty thousand)."""
+    return max(MIN_TRAINING_EXAMPLES, min(TRAINING_EXAMPLES, EXAMPLES_PER_FILM * films))
+
+
+def load_reader(kg: KG, vocabulary: Vocabulary, mentions, quiet: bool = False, force: bool = False) -> Reader:
     """The KG's reader, its tagger trained on first use."""
     names_of = exact_names(mentions, vocabulary.wording)
     features = Features(vocabulary)
     key = reader_key(kg.bundle.schema_hash(), kg.key, vocabulary)
     path = kg.folder / MODEL
     if force or not artefact_fresh(kg.folder, MODEL, key):
-        generator = Generator(kg.bundle, KgFacts(kg), seed=0)
-        train(augmented(generator, examples), features, names_of, path, quiet=quiet)
+        facts = KgFacts(kg)
+        generator = Generator(kg.bundle, facts, seed=0)
+        train(augmented(generator, training_examples(len(facts.films))), features, names_of, path, quiet=quiet)
         record_artefact(kg.folder, MODEL, key)
     return Reader(RoleTagger(path, features), names_of)

@@ -193,4 +193,4 @@ def reader_key(bundle_hash: str, graph_key: str, vocabulary: Vocabulary) -> str:
 
     data = combine(*(p.read_text() for p in sorted(Path(corpus.__file__).parent.glob("*.toml"))))
     words = combine(*(" ".join(sorted(getattr(vocabulary, name))) for name in vocabulary.__dataclass_fields__))
-    return combine(bundle_hash, graph_key, code_digest(tagger, corpus, augment, questions, "bot.understanding.ner.sentences"), data, words)
+    return combine(bundle_hash, graph_key, code_digest(tagger, corpus, augment, questions, "bot.understanding.ner.sentences", "bot.understanding.reader.build"), data, words)
