@@ -16,7 +16,7 @@ import re
 from dataclasses import replace
 
 from bot.answering.factual import format_literal
-from bot.core.contracts import Answer, Constraint, Fact, Facts, Hop, LinkedEntity, Understanding, chain_code
+from bot.core.contracts import Aggregate, Answer, Constraint, Fact, Facts, Hop, LinkedEntity, Understanding, chain_code
 from bot.core.errors import PlanError
 from bot.core.kinds import Kind
 from bot.core.results import (
@@ -189,14 +189,20 @@ class ComposedAnswers:
         if not rows:
             return self._facts(understanding, [], [], VerificationResult(topic.label, (relation,), missing=True, literal=check.op), query)
         number, shown = self._value(rows[0]["value"], relation)
-        literal = float(check.literal)
-        if check.op in (Check.EQUALS, Check.YEAR_FROM, Check.YEAR_UNTIL):
-            year = int(str(number)[:4])
-            holds = year == literal if check.op is Check.EQUALS else year >= literal if check.op is Check.YEAR_FROM else year <= literal
-        elif check.op in (Check.GT, Check.GE, Check.LT, Check.LE):
-            holds = {Check.GT: number > literal, Check.GE: number >= literal, Check.LT: number < literal, Check.LE: number <= literal}[check.op]
-        else:
+        try:
+            literal = float(check.literal)
+        except ValueError:
+            raise PlanError(f"a literal check needs a number, got {check.literal!r}", "that yes/no question") from None
+        if isinstance(number, str):  # a date or a year: its year is compared ("released in 2019", "before 1980")
+            year = re.match(r"-?\d{1,4}", number)
+            if year is None:
+                raise PlanError(f"no year in {number!r}", "that yes/no question")
+            number = float(year.group())
+        compare = {Check.EQUALS: float.__eq__, Check.YEAR_FROM: float.__ge__, Check.YEAR_UNTIL: float.__le__, Check.GT: float.__gt__,
+                   Check.GE: float.__ge__, Check.LT: float.__lt__, Check.LE: float.__le__}
+        if check.op not in compare:
             raise PlanError(f"a literal cannot be checked with {check.op!r}", "that yes/no question")
+        holds = compare[check.op](number, literal)
         fact = Fact(topic.iri, topic.label, relation, rows[0]["value"].value, shown, "kg")
         result = VerificationResult(topic.label, (relation,), value=check.literal, values=(shown,), holds=holds, literal=check.op)
         return self._facts(understanding, [Answer("yes" if holds else "no")], [fact], result, query)
@@ -336,6 +342,8 @@ class ComposedAnswers:
 
     def films(self, understanding: Understanding) -> Facts:
         constraints = understanding.constraints
+        queries.check_conditions(self.kg.bundle, constraints)  # (before the film table reads them too)
+        self._check_aggregate(understanding.aggregate)
         aggregate = understanding.aggregate
         bundle = self.kg.bundle
         said = [c.said for c in constraints]
@@ -379,6 +387,20 @@ class ComposedAnswers:
         answers = [Answer(label, iri) for iri, label in films]
         facts = [Fact(iri, label, "matches", iri, label, "kg", {"conditions": said}) for iri, label in films]
         return self._facts(understanding, answers, facts, FilmsResult(conditions, total), query)
+
+    def _check_aggregate(self, aggregate: Aggregate | None) -> None:
+        """PlanError (said in words) unless the aggregate's relation can do what it asks: films are ordered by a date or a
+        number (or by how many values of a relation they have), and the value most films share is an entity."""
+        if aggregate is None or aggregate.op in (AggregateOp.COUNT, AggregateOp.ANY):
+            return
+        relation = self.kg.bundle.relations.get(aggregate.relation)
+        what = f"the films by their {relation.noun}" if relation is not None else "that order of films"
+        if relation is None:
+            raise PlanError(f"no relation {aggregate.relation!r} to aggregate", what)
+        if aggregate.op is AggregateOp.MOST and not relation.is_entity:
+            raise PlanError(f"the commonest value of {relation.name} is no entity", what)
+        if aggregate.op in (AggregateOp.MAX, AggregateOp.MIN) and not aggregate.families and relation.kind not in ("date", "year", "number"):
+            raise PlanError(f"films cannot be ordered by the entities of {relation.name}", what)
 
     def _ordered(self, understanding: Understanding, constraints: list[Constraint], aggregate, conditions: tuple[Condition, ...]) -> Facts:
         bundle = self.kg.bundle

@@ -98,6 +98,26 @@ def relations_path(bundle: Bundle, relations: tuple[str, ...]) -> str:
     return paths[0] if len(paths) == 1 else "(" + "|".join(paths) + ")"
 
 
+def check_conditions(bundle: Bundle, constraints) -> None:
+    """PlanError (said in words) unless every condition can be written as a query: the conversation's films resolved,
+    relations the bundle has where the operator needs them, IRIs for the set operators and one number for the others."""
+    for c in constraints:
+        what = f'the condition "{c.said}"' if c.said else "one of its conditions"
+        if c.op.conversational:  # the agent turns "of those" / "other" into the conversation's films before anything is queried
+            raise PlanError(f"the condition {c.op!r} reached the query builder unresolved", "the films you mean from earlier")
+        needs_relations = c.op not in (Op.AMONG, Op.NOT_AMONG)
+        if needs_relations and (not c.relations or any(r not in bundle.relations for r in c.relations)):
+            raise PlanError(f"{c.op!r} needs relations of the bundle, got {c.relations}", what)
+        if c.op.on_set and (not c.values or not all(is_safe_iri(v) for v in c.values)):
+            raise PlanError(f"{c.op!r} needs entity IRIs, got {c.values}", what)
+        if c.op.on_year or c.op.on_number:
+            try:
+                if len(c.values) != 1 or float(c.values[0]) != float(c.values[0]) or abs(float(c.values[0])) == float("inf"):
+                    raise ValueError(c.values)
+            except ValueError:
+                raise PlanError(f"{c.op!r} needs one number, got {c.values}", what) from None
+
+
 def films_where(bundle: Bundle, constraints, film_only: frozenset[str] = frozenset()) -> str:
     """The WHERE block of the films that meet every constraint (bot.core.contracts.Constraint).
 
@@ -105,9 +125,7 @@ def films_where(bundle: Bundle, constraints, film_only: frozenset[str] = frozens
     such relations binds ?film, or ?film is one of given films, the film-class test says nothing and is left out:
     on a hub value (a genre with thousands of films) that join costs more than the rest of the query."""
     fragments, _ = compose_templates()
-    unresolved = [c.op for c in constraints if c.op.conversational]
-    if unresolved:  # the agent turns "of those" / "other" into the conversation's films before anything is queried
-        raise PlanError(f"conditions {unresolved} reached the query builder unresolved", "the films you mean from earlier")
+    check_conditions(bundle, constraints)
     binds_films = any(c.op is Op.AMONG or (not c.op.excludes and c.relations and set(c.relations) <= film_only) for c in constraints)
     parts = [] if binds_films else [
         fragments["films"].render({"$type": iri(bundle.type_predicate), "$film_classes": [iri(c) for c in bundle.film_classes]})]
