@@ -127,8 +127,20 @@ def metaqa_agent(metaqa_bundle, cache_dir) -> Agent:
     return Agent.from_settings(Settings(kg=str(metaqa_bundle), cache_dir=str(cache_dir), features=CHEAP_FEATURES))
 
 
+# fixtures that build a KG (a store, its label index and classifier, or a whole agent): a test that uses one is an
+# integration test, so the fast tier builds no KG (readers are tested on small inputs there: tests/test_readers.py)
+KG_FIXTURES = frozenset({"mini_agent", "mini_settings", "metaqa_agent", "crowd_agent", "pictures", "agent", "kg"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before the -m selection
 def pytest_collection_modifyitems(config, items):
-    """Run the tiers in order: fast tests first, then integration (model training), then end-to-end (servers)."""
+    """Mark the tests that build a KG as integration; run the tiers in order: fast tests first, then integration
+    (KGs and models), then end-to-end (servers)."""
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        builds = KG_FIXTURES & used or {"mini_bundle", "cache_dir"} <= used  # (a command run on the mini bundle builds it)
+        if builds and not item.get_closest_marker("e2e"):
+            item.add_marker(pytest.mark.integration)
     tier = {"integration": 1, "e2e": 2}
     items.sort(key=lambda item: min((tier[m.name] for m in item.iter_markers() if m.name in tier), default=0))
 
