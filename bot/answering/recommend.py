@@ -34,6 +34,8 @@ CALIBRATION_PAIRS = 4000
 MIN_FILMS_FOR_THEMES = 50  # below this, random pairs say too little to call two films unrelated
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
 MAX_REASON_PARTS = 3
+EMBEDDING, OVERLAP, COMBINED = "embedding", "overlap", "combined"  # how films are ranked (bench/recommend.py compares them)
+OVERLAP_WEIGHT = 2.0  # in "combined": the overlap's z-score against the distance's (bench/recommend.py --loo: 0.5-4 within noise)
 PERSON_SEEDS = 8  # a person as a seed: their best-known films in their role
 SEEN_FILMS = 2000  # "I've seen all his films": every film of the person (up to this many)
 MAX_SERIES = 500  # films of one series
@@ -61,11 +63,63 @@ class Shared:
         return 1.0 / math.log2(2 + self.degree)
 
 
+class GraphOverlap:
+    """What films share in the graph: each film's (relation, value) pairs of the entity relations the reasons are made
+    of, as arrays over the ranker's films. A film's overlap with some films is the sum, over the values it shares with
+    them, of 1/log2(2 + the films with that value), once per film that has it: a shared director says more than a
+    shared country. Built once from the film table (numpy only; a few milliseconds on the demo KG)."""
+
+    def __init__(self, table, labels, iris: list[str], relations: list[str]):
+        position = np.full(len(table.films), -1, dtype=np.int64)  # film table position -> ranker position
+        for p, iri in enumerate(iris):
+            idx = labels.by_iri.get(iri)
+            at = int(np.searchsorted(table.films, idx)) if idx is not None else len(table.films)
+            if at < len(table.films) and table.films[at] == idx:
+                position[at] = p
+        films, features, offset = [], [], 0
+        for relation in relations:
+            column = table.entity.get(relation)
+            if column is None or not len(column.values):
+                continue
+            owner = position[np.repeat(np.arange(len(table.films)), np.diff(column.film_ptr))]
+            values, feature = np.unique(column.values, return_inverse=True)
+            keep = owner >= 0
+            films.append(owner[keep])
+            features.append(feature[keep] + offset)
+            offset += len(values)
+        films_of = np.concatenate(films) if films else np.zeros(0, np.int64)
+        feature_of = np.concatenate(features) if features else np.zeros(0, np.int64)
+        order = np.lexsort((feature_of, films_of))
+        pairs = np.unique(np.stack([films_of[order], feature_of[order]]), axis=1) if len(order) else np.zeros((2, 0), np.int64)
+        self.film_ptr = np.searchsorted(pairs[0], np.arange(len(iris) + 1))  # CSR over the ranker's films
+        self.features = pairs[1]
+        holders = np.bincount(self.features, minlength=offset)
+        self.weight = 1.0 / np.log2(2.0 + holders)
+        self.count = offset
+
+    def scores(self, films: list[int]) -> np.ndarray:
+        """Each film's overlap with `films` (ranker positions)."""
+        query = np.zeros(self.count + 1)
+        for f in films:
+            np.add.at(query, self.features[self.film_ptr[f] : self.film_ptr[f + 1]], 1.0)
+        query[: self.count] *= self.weight
+        per_pair = query[self.features] if len(self.features) else np.zeros(0)
+        sums = np.add.reduceat(np.append(per_pair, 0.0), self.film_ptr[:-1]) if len(per_pair) else np.zeros(len(self.film_ptr) - 1)
+        sums[self.film_ptr[:-1] == self.film_ptr[1:]] = 0.0  # (reduceat gives an empty row the next row's first value)
+        return sums
+
+
+def _z(values: np.ndarray) -> np.ndarray:
+    spread = values.std()
+    return (values - values.mean()) / spread if spread > 0 else np.zeros_like(values)
+
+
 class FilmRanker:
     """Nearest films to theme vectors, with MMR diversification, over one embedding space."""
 
-    def __init__(self, space: EmbeddingSpace):
+    def __init__(self, space: EmbeddingSpace, overlap: GraphOverlap | None = None):
         self.space = space
+        self.overlap = overlap
         self.rows = space.rows("film")
         self.vectors, self.norms = space.matrix("film")
         self.iris = [space.embeddings.entities[r] for r in self.rows]
@@ -100,14 +154,31 @@ class FilmRanker:
                 groups.append([film])
         return sorted(groups, key=len, reverse=True)
 
-    def rank(self, liked: list[str], exclude: set[int], count: int, diversity: float,
-             only: set[int] | None = None) -> tuple[list[Pick], list[list[str]]]:
-        """The `count` picks closest to the liked films' themes, kept varied; never those in `exclude`, and only those
-        in `only` when it is given (the films that meet the question's conditions)."""
-        themes = self.themes(liked)
+    def relevance(self, themes: list[list[str]], ranking: str = EMBEDDING, weight: float = OVERLAP_WEIGHT) -> np.ndarray:
+        """How far each film is from each theme (themes x films, lower is closer), in embedding distance units so that
+        MMR weighs novelty the same way whatever ranks: the distance to the theme's mean vector ("embedding"), what the
+        film shares with the theme's films in the graph, rare values counting most ("overlap"), or the distance's z-score
+        less `weight` times the overlap's ("combined")."""
         queries = np.stack([self.vectors[[self.position[f] for f in theme]].mean(axis=0) for theme in themes])
         # squared distances from each theme vector to every film: one matrix product over the film matrix
         squared = self.norms[None, :] - 2.0 * (queries @ self.vectors.T) + np.einsum("ij,ij->i", queries, queries)[:, None]
+        distance = np.sqrt(np.maximum(squared, 0.0))
+        if ranking == EMBEDDING or self.overlap is None:
+            return distance
+        out = np.empty_like(distance)
+        for n, theme in enumerate(themes):
+            shared = _z(self.overlap.scores([self.position[f] for f in theme]))
+            mean, spread = distance[n].mean(), distance[n].std() or 1.0
+            combined = -shared if ranking == OVERLAP else _z((distance[n] - mean) / spread - weight * shared)
+            out[n] = mean + spread * combined  # (a unit spread: the same trade-off against novelty as the distances')
+        return out
+
+    def rank(self, liked: list[str], exclude: set[int], count: int, diversity: float,
+             only: set[int] | None = None, ranking: str = EMBEDDING) -> tuple[list[Pick], list[list[str]]]:
+        """The `count` picks closest to the liked films' themes, kept varied; never those in `exclude`, and only those
+        in `only` when it is given (the films that meet the question's conditions)."""
+        themes = self.themes(liked)
+        squared = self.relevance(themes, ranking)
         if exclude:
             squared[:, list(exclude)] = np.inf
         if only is not None:
@@ -122,7 +193,7 @@ class FilmRanker:
         candidates = np.unique(np.concatenate(pools))
         if len(candidates) == 0:
             return [], themes
-        dist = np.sqrt(np.maximum(squared[:, candidates], 0.0))  # themes x candidates
+        dist = squared[:, candidates]  # themes x candidates
         vectors = self.vectors[candidates]
         closest_pick = np.full(len(candidates), np.inf)  # distance of each candidate to the nearest pick so far
         taken = np.zeros(len(candidates), bool)
@@ -247,15 +318,21 @@ class FilmSets:
 class Recommender:
     """The 'recommendation' handler: (understanding, conversation) -> Facts."""
 
-    def __init__(self, agent, space: EmbeddingSpace | None, count: int | None = None, diversity: float | None = None):
+    def __init__(self, agent, space: EmbeddingSpace | None, count: int | None = None, diversity: float | None = None,
+                 ranking: str | None = None):
         self.agent = agent
         self.space = space
         self.count = count or agent.settings.recommend_count
         self.diversity = agent.settings.recommend_diversity if diversity is None else diversity
-        self.ranker = FilmRanker(space) if space is not None else None
-        self.sets = FilmSets(agent.kg)
         bundle = agent.kg.bundle
         self.relation_of = {(r.property): name for name, r in bundle.relations.items() if r.is_entity and not r.derived}
+        self.ranking = agent.settings.recommend_ranking if ranking is None else ranking
+        overlap = None
+        if space is not None and self.ranking != EMBEDDING:
+            films = [space.embeddings.entities[r] for r in space.rows("film")]
+            overlap = GraphOverlap(agent.kg.films, agent.kg.labels, films, sorted(self.relation_of.values()))
+        self.ranker = FilmRanker(space, overlap) if space is not None else None
+        self.sets = FilmSets(agent.kg)
 
     # -- what to work from
 
@@ -340,7 +417,7 @@ class Recommender:
         said = join_labels(list(dict.fromkeys(c.said for c in plan.conditions if c.said)))
         only = {self.ranker.position[iri] for iri, _ in best_matching_films(self.agent.kg, plan.conditions, CONDITION_POOL)[0]
                 if iri in self.ranker.position} if plan.conditions else None
-        picks, themes = self.ranker.rank([f.iri for f in plan.seeds], exclude, plan.count, self.diversity, only)
+        picks, themes = self.ranker.rank([f.iri for f in plan.seeds], exclude, plan.count, self.diversity, only, self.ranking)
         if not picks:
             none = f"I found no other films for {said} to recommend." if only is not None else "I found no other films to recommend."
             return Facts(Kind.RECOMMENDATION, understanding.text, topic=plan.seeds, message=" ".join(plan.notes + [none]))

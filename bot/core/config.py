@@ -47,6 +47,7 @@ class Settings:
     embedding_max_missing: float = 0.01  # share of graph entities shipped embeddings may lack
     recommend_count: int = 5  # films per recommendation
     recommend_diversity: float = 0.3  # MMR weight of novelty against closeness (0 = pure nearest neighbours)
+    recommend_ranking: str = "combined"  # embedding | overlap | combined: how picks are ranked (bench/recommend.py --loo compares them)
     features: tuple[str, ...] = ALL_FEATURES  # the optional features to load (bot/features.py)
     ner_model: str = ""  # path to a Flair model file; empty = the one trained at build time
     ner_backbone: str = "auto"  # minilm | chars | auto (minilm when its package is installed)

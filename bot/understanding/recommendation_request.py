@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from bot.core.contracts import Constraint, LinkedEntity, RecommendationRequest, Seed, Understanding
 from bot.core.kinds import Kind
 from bot.core.text import Token, contracted_not, normalize
+from bot.kg import queries
 from bot.understanding.compose import COUNTRY_ADJECTIVES, Name
 from bot.understanding.lexicon import FILM_WORDS, STOP
 from bot.understanding.linking import link_span
@@ -61,12 +62,14 @@ REQUEST_CUES = (
     r"\b(?:got|have you got|do you have|you have|any) (?:anything|something|stuff|more) (?:else|similar|like)\b",
     r"\b(?:anything|something|stuff|films?|movies?) similar\b",
     r"\b(?:recs|rec me|recco?s|recomm?ends?)\b",
-    r"\b(?:i|we) (?:want|need|fancy|feel like|(?:'m|am|are|'re) (?:after|looking for|in the mood for))(?: to (?:watch|see))? "
-    r"(?:a|an|some|something)\b(?! (?:list|picture|photo|poster|fact|info))",
+    r"\b(?:i|we)(?: (?:want|need|fancy|feel like)|\s?(?:'m|’m|'re|’re| am| are) (?:after|looking for|in the mood for))(?: to (?:watch|see))? "
+    r"(?:a|an|some|something|\d+|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)\b(?! (?:list|picture|photo|poster|fact|info))",
     r"\b(?:smth|sth|something|anything) (?:good |fun |nice )?(?:for|to watch with) (?:the |my |our )?(?:kids|children|family|\w+ night)\b",
     r"\b(?:smth|sth|smthg|somethin|anythin) (?:like|similar|good|to watch|with|by|from|for)\b",
     r"\b(?:something|anything|smth|sth)\b(?: \w+){1,3},? (?:like|similar to)\b",
     r"\bwhat(?: else)? (?:is|are|would be|'s) (?:like|similar to)\b|\b(?:anything|something|films?|movies?) else (?:like|similar)\b",
+    r"\bin the (?:same )?(?:spirit|vein|style|mould|mold|tradition) of\b|\b(?:something|anything|films?|movies?) (?:close|comparable|akin) to\b",
+    r"^\W*(?:(?:ok|okay|so|hmm+|maybe|and|but|yeah)\W+)?(?:more |something |anything )?like\s+\w|\bwhat (?:next|now)\b|\b(?:a|an|some|any)\s+(?:good |great |fun |nice )?(?!lot\b|bit\b)\w+(?:\s+\w+)?\s+like\s+(?!that\b|this\b|to\b)\w",
     r"(?:^|[.!?,]\s*)(?:any )?(?:other )?(?:ideas|suggestions|recommendations|tips|picks)\s*\?*\s*$",
 )
 
@@ -95,6 +98,9 @@ SEEN_AUXILIARIES = frozenset("i we ve have has had already all both they kids he
 NEGATIONS = frozenset("not no nothing none never without except excluding besides minus avoid skip hate hated hates dislike disliked nor".split())
 NEGATION_PHRASES = (("other", "than"), ("apart", "from"), ("aside", "from"), ("rather", "than"), ("instead", "of"), ("anything", "but"),
                     ("sick", "of"), ("tired", "of"), ("enough", "of"), ("done", "with"), ("no", "more"))
+# negated words that say liking: "can't get enough of X", "never get tired of X"
+LIKE_PHRASES = re.compile(r"\b(?:can(?:no|')?t|couldn'?t) (?:get enough|stop (?:re)?watching)(?: of)?\b"
+                          r"|\bnever (?:get|gets|got|grow) (?:tired|bored|sick) of\b|\bnever gets old\b", re.I)
 NOT_NEGATING = (("why", "not"), ("if", "not"), ("not", "sure"), ("not", "only"), ("no", "idea"), ("not", "bad"), ("no", "matter"),
                 ("not", "just"), ("no", "problem"), ("no", "worries"))
 QUESTION_SUBJECTS = frozenset("you u there it we i they he she that this".split())  # "don't you have", "isn't there": a question
@@ -126,11 +132,14 @@ SHORT = re.compile(r"\b(?:something|anything|a|an|one|pretty|fairly|rather|nice 
 MAX_COUNT = 10
 COUNT = re.compile(r"\b(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a couple(?: of)?|a few|a single|just one|only one)"
                    r"\s+(?:(?:more|other|good|great|similar|new|different|fun|solid|decent|\w+-?\w*)\s+){0,2}?"
-                   r"(?P<noun>films?|movies?|flicks?|picks?|recommendations?|suggestions?|titles?|options?|ideas?|ones?|things?)\b", re.I)
+                   r"(?P<noun>films?|movies?|flicks?|picks?|recommendations?|suggestions?|titles?|options?|ideas?|ones?|things?"
+                   r"|(?!(?:hours|hrs|minutes|mins|seconds|days|weeks|months|years|decades|times|kids|children|people|friends|oscars"
+                   r"|awards|stars|episodes|seasons|parts|sequels)\b)[a-z]{4,}s)\b", re.I)  # "7 westerns", not "2 hours"
 COUNT_WORDS = {"a couple": 2, "a couple of": 2, "a few": 3, "a single": 1, "just one": 1, "only one": 1}
 # a catalogue series (a studio's list of films), not a story's: its label names a set of films
 CATALOGUE = re.compile(r"^list of\b|\bfilms?$|\bfeature films?\b|\bgreatest\b|\bclassics\b|\bcollection\b|\bcatalog(?:ue)?\b", re.I)
 CATALOGUE_FILLER = frozenset("list of the films film feature features series franchise trilogy saga collection classics s".split())
+FRANCHISE_WORDS = frozenset("films movies flicks ones series franchise saga trilogy sequels installments instalments".split())
 SEQUEL_LIST = re.compile(r"^\s*(?:1|i|one|part (?:1|i|one))?\s*(?:,|and|&|\+|/)\s*(?P<n>\d|ii|iii|iv|two|three|four)\b", re.I)
 SEQUEL_NUMBERS = {"two": "2", "three": "3", "four": "4", "ii": "2", "iii": "3", "iv": "4"}
 # "more like that", "give me more", "another one", "something else": the same request again, new picks
@@ -246,7 +255,7 @@ def already_seen_after(words: list[str], segment: list[int], end: int) -> bool:
 
 
 def requested_count(text: str, protected: list[tuple[int, int]] = ()) -> tuple[int, tuple[int, int] | None]:
-    """How many picks the message asks for ("3 similar movies", "one film", "a couple of ideas"), and where it says so;
+    """How many picks the message asks for ("3 similar movies", "one film", "a couple of ideas"), and where the number is;
     0 when it does not (a number inside a title, `protected`, is no count)."""
     for match in COUNT.finditer(text):
         if any(a < match.end("n") and match.start("n") < b for a, b in protected):
@@ -256,7 +265,7 @@ def requested_count(text: str, protected: list[tuple[int, int]] = ()) -> tuple[i
         if match.group("noun").lower() in ("one", "ones", "thing", "things") and not (said.isdigit() or said in ("one", "just one", "only one")):
             continue  # "a few ones" is no way to ask; "the other one" is no count
         if 1 <= n:
-            return min(n, MAX_COUNT), (match.start(), match.end())
+            return min(n, MAX_COUNT), (match.start("n"), match.end("n"))
     return 0, None
 
 
@@ -347,7 +356,8 @@ class RecommendationReader:
                              recommendation=request)
 
     def read(self, text: str, toks: list[Token], spans: list[Span]) -> tuple[RecommendationRequest, list[LinkedEntity]]:
-        toks = [(CHAT_SPELLINGS.get(w, w), s, e) for w, s, e in toks]
+        liking = [(m.start(), m.end()) for m in LIKE_PHRASES.finditer(text)]  # "can't get enough of": no negation
+        toks = [("love" if any(a <= s and e <= b for a, b in liking) else CHAT_SPELLINGS.get(w, w), s, e) for w, s, e in toks]
         words = [t for t, _, _ in toks]
         count, count_at = requested_count(text, [(s.start, s.end) for s in spans if s.fuzzy_score >= 100 and s.length > 1])
         stated = quantities(text, [(s.start, s.end) for s in spans if s.length > 1 or text[s.start].isupper()])
@@ -397,7 +407,7 @@ class RecommendationReader:
         years = [int(y) for y in re.findall(r"\b(1[89]\d\d|20\d\d)\b", text)]
         blocked: set[int] = set()
         if count_at is not None:
-            blocked |= {k for k, (_, s, e) in enumerate(toks) if count_at[0] <= s and e <= count_at[1] and toks[k][0] not in FILM_WORDS}
+            blocked |= {k for k, (_, s, e) in enumerate(toks) if count_at[0] <= s and e <= count_at[1]}
         for q in stated:
             blocked |= {k for k, (_, s, e) in enumerate(toks) if q.start <= s and e <= q.end}
         time_words = {k for m in TIME_PHRASES.finditer(text) for k, (_, s, e) in enumerate(toks) if m.start() <= s and e <= m.end()}
@@ -420,9 +430,10 @@ class RecommendationReader:
                 entity = LinkedEntity(entity.text, film["iri"], film["label"], entity.score, "film", entity.start, entity.end, film["year"])
             if not self._name_like(text, toks, span, entity, time_words):
                 continue
-            films = self._titled_films(span, entity)
+            films = self._titled_films(span, entity) or self._franchise(toks, span, entity)
             found.append(Mention(span, entity, films))
             taken |= toks_of
+        found = self._series_words(found)
         found += self._slot_names(text, toks, taken, years)
         found += self._catalogue_mentions(text, toks, taken)
         found += self._sequels(text, toks, found, taken)
@@ -468,6 +479,25 @@ class RecommendationReader:
             return ()  # namesakes (remakes) share a whole title, not a part of one
         return tuple(labels.iris[i] for i in sorted(films, key=lambda i: (labels.years[i] or 9999, labels.labels[i])))
 
+    def _series_words(self, found: list[Mention]) -> list[Mention]:
+        """"Like Casino Royale but no more Bond films": a lone surname that is also a word of the series of a film the
+        message names is that series, not someone called Bond."""
+        films = [m.entity.iri for m in found if m.entity.group == "film"]
+        if not films or not self.series_relation:
+            return found
+        prop = self.kg.bundle.relations[self.series_relation].property
+        series = {row["value"].value for f in films for row in self.kg.graph.select(queries.values_of(f, prop)) if "value" in row}
+        words = {iri: set(normalize(self.labels.label_of(iri) or "").split()) - CATALOGUE_FILLER for iri in series}
+        out = []
+        for m in found:
+            named = next((iri for iri, said in words.items() if m.span.length == 1 and m.span.source in ("variant", "fuzzy")
+                          and m.entity.group == "person" and m.span.norm in said), None)
+            if named is not None:
+                m = Mention(m.span, LinkedEntity(m.entity.text, named, self.labels.label_of(named) or named, m.entity.score, "series",
+                                                 m.entity.start, m.entity.end))
+            out.append(m)
+        return out
+
     def _slot_names(self, text: str, toks: list[Token], taken: set[int], years: list[int]) -> list[Mention]:
         """A lone word where a seed or an exclusion stands that the span finder passed over beside a chat word ("no
         miyazaki tho"): a name of the graph when a label, alias or surname says it."""
@@ -484,6 +514,23 @@ class RecommendationReader:
                 out.append(Mention(span, entity))
                 taken.add(k)
         return out
+
+    def _franchise(self, toks: list[Token], span: Span, entity: LinkedEntity) -> tuple[str, ...]:
+        """"The star wars films", "the x-men movies": a title said with a plural film word names the films titled so
+        and the films of its series."""
+        after = toks[span.tok_end][0] if span.tok_end < len(toks) else ""
+        if entity.group not in ("film", "series") or after not in FRANCHISE_WORDS:
+            return ()
+        labels = self.labels
+        titled = [i for i in labels.starting_with(span.norm + " ") if labels.groups[i] == "film"]
+        series = [labels.iris[i] for i in span.ids if labels.groups[i] == "series"]
+        members = []
+        if self.series_relation:
+            prop = self.kg.bundle.relations[self.series_relation].property
+            members = [row["film"].value for s in series for row in self.kg.graph.select(
+                f"SELECT ?film WHERE {{ ?film {queries.iri(prop)} {queries.iri(s)} }}") if "film" in row]
+        films = list(dict.fromkeys(([entity.iri] if entity.group == "film" else []) + [labels.iris[i] for i in titled] + members))
+        return tuple(films) if len(films) > 1 else ()
 
     def _catalogue_mentions(self, text: str, toks: list[Token], taken: set[int]) -> list[Mention]:
         """"Pixar", "not Ghibli": a series named by its own word."""
@@ -532,7 +579,9 @@ class RecommendationReader:
         e = m.entity
         if m.films:
             labels = [self.labels.label_of(f) or "" for f in m.films]
-            shared = os.path.commonprefix(labels).split(":")[0].strip(" -–") or e.text.strip()
+            shared = os.path.commonprefix(labels).split(":")[0].strip(" -–")
+            if len(normalize(shared)) < len(normalize(e.text)):  # ("X-Men" and "X2" share only "X")
+                shared = e.label.split(":")[0] if normalize(e.label).startswith(normalize(e.text)) else e.text.strip()
             return Seed("films", m.films, f"the {shared} films" if not shared.lower().startswith("the ") else f"{shared} films", e.text, score=e.score)
         return Seed(e.group, (e.iri,), e.label, e.text, score=e.score)
 
