@@ -208,3 +208,17 @@ def test_a_story_around_a_question_is_context_and_chat_spelling_is_read(demo_age
     assert story.answers == ["Nia DaCosta"]
     terse = demo_agent.answer("whos in candyman 2021 n who wrote it")
     assert "Nia DaCosta" in terse.answers and any(a in terse.answers for a in ("Yahya Abdul-Mateen II", "Teyonah Parris"))
+
+
+@pytest.mark.integration
+def test_a_second_question_about_the_same_film_needs_no_name_and_may_name_its_relation_in_any_words(demo_agent):
+    """"... and what's its running time?": the relation its words name, however the classifier ranks the wording; "... and
+    who did the music?": the film of the first question, though "music" is also a name in the graph."""
+    assert demo_agent.answer("Who composed the music for Jaws, and what's its running time?").answers == ["John Williams", "124"]
+    assert demo_agent.answer("how long is Heat? and who did the music?").answers == ["170", "Elliot Goldenthal"]
+
+
+@pytest.mark.integration
+def test_an_overview_is_of_the_film_a_description_picks(demo_agent):
+    assert "Nia DaCosta" in demo_agent.answer("give me an overview of Candyman, the DaCosta one").text
+    assert "Bernard Rose" in demo_agent.answer("what do you know about the 1992 Candyman?").text

@@ -122,7 +122,8 @@ class NamesakeChoice:
             if len(fits) == 1:
                 entity = replace(entity, selected_by="description")
         candidate = replace(best, entity=entity, selectors=best.selectors | positions)
-        candidate.explanation = self.explain(toks, a, b, candidate, entity)
+        if candidate.chain:  # (an overview's name has no chain to account for the words)
+            candidate.explanation = self.explain(toks, a, b, candidate, entity)
         return candidate
 
     def _possessor(self, text: str, toks, span: Span, clause_spans: list[Span], a: int) -> frozenset[int]:

@@ -38,7 +38,7 @@ from bot.understanding.classifier import ChainClassifier
 from bot.understanding.compose import COMPOSITION_WORDS, OSCAR_WORDS, Composer, Composition, excluding_words
 from bot.understanding.constructions import recommendation
 from bot.understanding.constructions.clause import Clause, Token, tokenise
-from bot.understanding.constructions.fact import ChainReader
+from bot.understanding.constructions.fact import Candidate, ChainReader
 from bot.understanding.constructions.multimedia import asks_to_see_someone
 from bot.understanding.constructions.overview import OverviewReader
 from bot.understanding.constructions.person_films import main_role_reading
@@ -50,7 +50,7 @@ from bot.understanding.lexicon import Lexicon
 from bot.understanding.mentions import IndexMentions, Span
 from bot.understanding.names import NameFinder
 from bot.understanding.namesakes import NamesakeChoice
-from bot.understanding.reader import context_of, reading_message
+from bot.understanding.reader import context_of, description_of, reading_message
 from bot.understanding.reader.build import load_reader, reader_vocabulary
 from bot.understanding.scoring import NAMESAKE_READINGS, HandScorer
 from bot.understanding.vocabulary import (
@@ -196,9 +196,9 @@ class Understander:
                     last_thing = len(entities) - 1
                 continue
             if reading.topic_only is not None and not reading.asks and not reading.composition and not reading.not_found:
-                overview = self.overview.read(Clause(text, toks, a, b, spans), reading.topic_only)
-                if overview is not None:  # "tell me about Heat", "Heat?"
-                    reading = ClauseReading(composition=Composition(entities=[reading.topic_only], overview=overview))
+                overview = self._overview(Clause(text, toks, a, b, spans), reading.topic_only)
+                if overview is not None:  # "tell me about Heat", "Heat?", "tell me about Hamlet, the 1948 one"
+                    reading = overview
             if reading.topic_only is not None:
                 entities.append(reading.topic_only)
                 last_thing = len(entities) - 1
@@ -260,6 +260,32 @@ class Understander:
         if respelling.changes and trace is not None:
             trace["respelled"] = [list(change) for change in respelling.changes]
         return respelling.text
+
+    def _overview(self, clause: Clause, topic: LinkedEntity) -> ClauseReading | None:
+        """The clause as an overview request about `topic`, or about another film or person it names where a description
+        beside the name picks it ("Seven, the Fincher one": the film, though "Fincher" alone reads best as the person).
+        A description's words count as read only where it fits the film (bot.understanding.namesakes)."""
+        text, toks = clause.text, clause.tokens
+        years = [int(y) for y in YEAR.findall(text)]
+        described = description_of(toks)
+        spans = [s for s in clause.inside() if s.ids and s.fuzzy_score >= 95 and self.names.name_like(toks, s)]
+        for span in sorted(spans, key=lambda s: (not (s.start == topic.start and s.end == topic.end), -s.length, -s.fuzzy_score)):
+            own = span.start == topic.start and span.end == topic.end
+            if not own and not {span.tok_start - 1, span.tok_end} & described:
+                continue
+            # the topic as read, else the film or person of that name ("Hamlet, the 1948 one": the film, not the play)
+            entities = [topic] if own and topic.group in (Group.FILM, Group.PERSON) else [
+                e for e in (self.names.link(text, span, group, years) for group in (Group.FILM, Group.PERSON)) if e is not None]
+            for entity in entities:
+                if entity.group not in (Group.FILM, Group.PERSON):
+                    continue
+                read = self.namesakes.described(Candidate(span, entity, "", 0.0, 0.0), text, toks, clause.inside(), clause.start, clause.end)
+                if read.contradicted:
+                    return ClauseReading(not_found=[read.contradicted])
+                overview = self.overview.read(clause, read.entity, read.selectors)
+                if overview is not None:
+                    return ClauseReading(composition=Composition(entities=[read.entity], overview=overview))
+        return None
 
     def _filler(self, toks, a: int, b: int, clause_text: str) -> bool:
         """A clause that asks nothing: politeness, thanks, a smiley, a story."""
@@ -437,7 +463,7 @@ class Understander:
                 group = Group.PERSON
             if group is not None or (referent == "thing" and context is not None):
                 candidates += self.chains.pronoun_candidates(text, toks, a, b, pronoun, group or Group.FILM, context if referent == "thing" else None)
-        elif context is not None and not any(s.ids for s in clause_spans) and a > 0:
+        elif context is not None and not any(s.ids and self.names.name_like(toks, s) for s in clause_spans) and a > 0:
             # "When did Encanto come out? And who was the director": the earlier clause's film, left unsaid
             candidates += self.chains.pronoun_candidates(text, toks, a, b, None, context.group, context)
             pronoun = -1

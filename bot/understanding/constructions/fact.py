@@ -193,7 +193,11 @@ class ChainReader:
             masked = text[toks[a][1] : start] + ENT + ("'s" if toks[pronoun][0] in ("its", "his", "her", "their") else "") + text[end : toks[b - 1][2]]
         probs = self.classifier.predict([masked])[0]
         found = []
-        for col in probs.argsort()[::-1][:MAX_CHAINS_PER_SPAN]:
+        columns = list(probs.argsort()[::-1][:MAX_CHAINS_PER_SPAN])
+        said = {self.speller(toks[k][0]) for k in range(a, b) if k != pronoun}
+        cued = [self.cued_columns[r] for r, cues in self.lexicon.cues.items() if r in self.cued_columns and cues & said]
+        columns += [c for pair in cued for c in pair if c not in columns]  # "what's its runtime": the relation the words name, however ranked
+        for col in columns:
             chain, p = self.classifier.classes[col], float(probs[col])
             if self.chain_start.get(chain) != group:
                 continue

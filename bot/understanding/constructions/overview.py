@@ -17,6 +17,7 @@ from bot.kg.bundle import Bundle
 from bot.understanding.constructions.base import Construction
 from bot.understanding.constructions.clause import Clause
 from bot.understanding.lexicon import Lexicon
+from bot.understanding.reader import context_of
 from bot.understanding.vocabulary import GENERIC, STOP
 
 CONSTRUCTION = Construction(
@@ -55,8 +56,9 @@ class OverviewReader:
         self.film = film_slots(bundle, lexicon)
         self.person = tuple(name for name, rel in bundle.relations.items() if rel.value_class == Group.PERSON and not rel.derived)
 
-    def read(self, clause: Clause, entity: LinkedEntity) -> Overview | None:
-        """The overview of `entity` when the clause asks for nothing but it (the entity linked from a name in the clause)."""
+    def read(self, clause: Clause, entity: LinkedEntity, described: frozenset[int] = frozenset()) -> Overview | None:
+        """The overview of `entity` when the clause asks for nothing but it (the entity linked from a name in the clause);
+        `described`: the tokens of a description that picked or confirmed it ("Hamlet, the 1948 one")."""
         if entity.group not in (Group.FILM, Group.PERSON):
             return None
         name = clause.at(entity.start, entity.end)
@@ -67,8 +69,12 @@ class OverviewReader:
         words = clause.words
         if any(tuple(words[i : i + len(p)]) == p for p in ELLIPTIC for i in range(len(words))):
             return None  # "what about Heat": the last question again
+        said_nothing = context_of(clause.tokens)  # "I just saw it."
+        if any(k in said_nothing for k in name):
+            return None  # a name said in passing ("you're a legend"), not asked about
+        said_nothing |= described
         for k in clause.positions:
-            if k in name:
+            if k in name or k in said_nothing:
                 continue
             word = clause.tokens[k].text
             if k > name.start and word not in AFTER_NAME:
