@@ -158,7 +158,29 @@ def test_with_no_seed_left_the_genre_named_is_offered(agent):
 
 def test_an_exclusion_the_graph_cannot_check_is_said(agent):
     reply = agent.answer("something like Heat but nothing from Blumhouse")
-    assert "cannot tell" in reply.text and "Blumhouse" in reply.text, reply.text
+    assert "nothing to check \"not Blumhouse\"" in reply.text and reply.answers, reply.text
+
+
+def test_a_word_of_the_request_is_no_title_even_when_a_film_is_called_so(agent):
+    reply = agent.answer("I hate horror, but suggest something like Jaws")
+    assert [e.label for e in reply.entities if e.group == "film"] == ["Jaws"], reply.text
+    horror = {row["film"].value for row in agent.kg.graph.select(
+        "SELECT ?film WHERE { ?film <http://www.wikidata.org/prop/direct/P136> <http://moviebot.invalid/entity/genre-horror> }")}
+    assert picks(reply) and not picks(reply) & horror, reply.text
+
+
+def test_a_common_word_after_no_is_no_person_and_what_the_graph_lacks_is_said(agent):
+    reply = agent.answer("suggest an old war movie that isn't too long, and no black and white")
+    assert not any(e.group == "person" for e in reply.entities), reply.entities
+    assert "\"not black and white\"" in reply.text and reply.answers, reply.text
+
+
+def test_shorter_than_the_seed_is_compared_with_its_running_time_or_said_uncheckable(agent):
+    reply = agent.answer("something similar to Gladiator but shorter")
+    (seed,) = films_titled(agent, "Gladiator")
+    assert picks(reply) and all(minutes(agent, f) < minutes(agent, seed) for f in picks(reply)), reply.text
+    untimed = agent.answer("something similar to Lawrence of Arabia but shorter")  # the graph has no running time for it
+    assert "nothing to check \"shorter than Lawrence of Arabia\"" in untimed.text, untimed.text
 
 
 # --- the conversation ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from bot.core.text import tokens
 from bot.dialogue.recommendations import PICK, RecommendationState, _replaced
 from bot.understanding.quantities import Quantity
 from bot.understanding.recommendation_request import (
+    TOO_LONG,
     RecommendationRequest,
     catalogue_keys,
     cue_pattern,
@@ -160,3 +161,9 @@ def test_a_refinement_replaces_the_condition_on_the_same_side_and_keeps_the_othe
     assert kept == [comedy, under_ninety]
     not_horror = Constraint(("genre",), "not_in", ("g:horror",), "not horror")
     assert _replaced([horror, under_two_hours], [not_horror]) == [under_two_hours, not_horror]
+
+
+def test_too_long_is_read_however_the_not_is_written():
+    for text in ("a drama that isn't too long", "nothing too long please", "not super long, ok?", "none of them too lengthy"):
+        assert TOO_LONG.search(text), text
+    assert not TOO_LONG.search("a long film is fine, not too short")

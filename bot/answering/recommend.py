@@ -344,7 +344,7 @@ class Recommender:
         return RecommendationRequest(seeds=tuple(Seed("film", (e.iri,), e.label, e.text) for e in understanding.entities if e.group == "film"),
                                      conditions=tuple(understanding.constraints))
 
-    def plan(self, request: RecommendationRequest) -> Plan:
+    def plan(self, request: RecommendationRequest, text: str = "") -> Plan:
         labels = self.agent.kg.labels
         plan = Plan(count=request.count or self.count, conditions=list(request.conditions))
         named, fuzzy = [], []
@@ -379,21 +379,21 @@ class Recommender:
         if missing and len(missing) == len(plan.seeds):
             plan.notes.append(f"I have no embedding for {join_labels([e.label for e in missing])}.")
         plan.seeds = [s for s in dict((s.iri, s) for s in plan.seeds).values() if s not in missing]
-        plan.notes[:0] = self._request_notes(request, plan, fuzzy, excluded)
+        plan.notes[:0] = self._request_notes(request, plan, fuzzy, text)
         return plan
 
-    def _request_notes(self, request: RecommendationRequest, plan: Plan, fuzzy: list[str], excluded: list[str]) -> list[str]:
+    def _request_notes(self, request: RecommendationRequest, plan: Plan, fuzzy: list[str], text: str) -> list[str]:
         notes = []
         if request.unknown:
             names = join_labels([f"\"{n}\"" for n in request.unknown])
             notes.append(f"I don't have {names} in my knowledge graph" + (", so I went by the others." if plan.seeds else "."))
         if fuzzy:
             notes.append("I read " + join_labels(fuzzy) + ".")
-        for seed in request.excluded:
-            if seed.kind == "series" and is_catalogue(seed.label):
+        for seed in request.excluded:  # (said once: a follow-up that keeps the exclusion does not repeat it)
+            if seed.kind == "series" and is_catalogue(seed.label) and seed.said.casefold() in text.casefold():
                 notes.append(f"My graph has no studios, so for \"not {seed.said}\" I left out the films it lists in {seed.label}.")
-        for name in request.unchecked:
-            notes.append(f"My knowledge graph cannot tell which films are \"{name}\", so I could not leave them out.")
+        for said in request.unchecked:
+            notes.append(f"My knowledge graph has nothing to check \"{said}\" with, so I could not take it into account.")
         return notes
 
     def _same_titles(self, label: str) -> set[str]:
@@ -407,7 +407,7 @@ class Recommender:
         if self.ranker is None:
             return Facts(Kind.RECOMMENDATION, understanding.text, message="I have no KG embeddings for this knowledge graph, so I cannot recommend films yet.")
         request = self.request_of(understanding)  # (the conversation's part is in it: bot.dialogue.recommendations)
-        plan = self.plan(request)
+        plan = self.plan(request, understanding.text)
         if not plan.seeds and plan.conditions:
             return self._by_conditions(understanding, request, plan)
         if not plan.seeds:

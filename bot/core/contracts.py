@@ -184,7 +184,7 @@ class RecommendationRequest:
     conditions: tuple[Constraint, ...] = ()  # on the picks, compiled like a composition's ("nothing over 100 minutes")
     count: int = 0  # picks asked for ("3 similar movies"); 0: the configured default
     unknown: tuple[str, ...] = ()  # names in a seed's place the graph does not have ("I don't have X in my graph")
-    unchecked: tuple[str, ...] = ()  # exclusions the graph cannot check ("not Netflix": no such relation or catalogue)
+    unchecked: tuple[str, ...] = ()  # what the graph cannot check ("not Netflix", "shorter than X" without X's running time)
     more: bool = False  # "more like that", "give me more": the same request, new picks
     again: bool = False  # "again", "repeat": films recommended earlier may come back
     recommended: tuple[str, ...] = ()  # films recommended earlier in the conversation (the dialogue fills it): not again

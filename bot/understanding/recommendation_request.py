@@ -36,9 +36,11 @@ import os
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from bot.core.contracts import Constraint, LinkedEntity, RecommendationRequest, Seed, Understanding
 from bot.core.kinds import Kind
-from bot.core.text import Token, contracted_not, normalize
+from bot.core.text import Token, contracted_not, join_labels, normalize
 from bot.kg import queries
 from bot.understanding.compose import COUNTRY_ADJECTIVES, Name
 from bot.understanding.lexicon import FILM_WORDS, STOP
@@ -61,7 +63,7 @@ REQUEST_CUES = (
     r"\b(?:give|show|get|find|send) (?:me|us) (?:some |a few |a couple )?more\b|\bmore (?:like|please|of (?:those|them|these))\b",
     r"\b(?:got|have you got|do you have|you have|any) (?:anything|something|stuff|more) (?:else|similar|like)\b",
     r"\b(?:anything|something|stuff|films?|movies?) similar\b",
-    r"\b(?:recs|rec me|recco?s|recomm?ends?)\b",
+    r"\b(?:recs|rec me|recco?s|recomm?ends?)\b|[.!?]\s*(?:any )?more\s*\?+\s*$",
     r"\b(?:i|we)(?: (?:want|need|fancy|feel like)|\s?(?:'m|’m|'re|’re| am| are) (?:after|looking for|in the mood for))(?: to (?:watch|see))? "
     r"(?:a|an|some|something|\d+|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)\b(?! (?:list|picture|photo|poster|fact|info))",
     r"\b(?:smth|sth|something|anything) (?:good |fun |nice )?(?:for|to watch with) (?:the |my |our )?(?:kids|children|family|\w+ night)\b",
@@ -118,6 +120,8 @@ STORY_WORDS = frozenset("""finally just recently yesterday tonight today tomorro
     niece nephew kids kid children child son daughter wife husband girlfriend boyfriend partner friend friends mum mom dad
     parents family sister brother bro sis mate buddy gf bf wifey hubby grandma grandpa grandparents cousin roommate colleague
     only though also still even ever much lot bit pretty quite rather fairly super mega totally""".split())
+# words of a request that are never names when typed in lower case (a film called "Hate", a person called "Love")
+NOT_NAMES = NEGATIONS | LIKE_WORDS | SEEN_WORDS | frozenset("recommend suggest watch want need more something anything".split())
 TIME_PHRASES = re.compile(r"\b(?:last|this|next|the other) (?:night|week|weekend|month|year|time|evening|morning)\b|\b\d+ (?:days?|weeks?|years?) ago\b", re.I)
 # pronouns that point at a person named before ("something with her in it", "all of his")
 PERSON_PRONOUNS = frozenset("him her his hers their".split())
@@ -127,7 +131,7 @@ LIKE_OBJECTS = frozenset("it that this them those both one".split())  # "... lov
 
 TOO_LONG_MINUTES = 120  # "nothing too long": at most two hours, the length most films stay under
 SHORT_MINUTES = 100  # "something short", "a quick one"
-TOO_LONG = re.compile(r"\b(?:(?:nothing|not|none|no)\b[\w' ]{0,12}?\btoo (?:long|lengthy)|(?:not|nothing) (?:that|very|super|overly) long)\b", re.I)
+TOO_LONG = re.compile(r"(?:\b(?:nothing|not|none|no)\b|n['’]t\b)(?:[\w' ]{0,12}?\btoo (?:long|lengthy)| (?:that|very|super|overly) long)\b", re.I)
 SHORT = re.compile(r"\b(?:something|anything|a|an|one|pretty|fairly|rather|nice and)\s+(?:short|quick|brief)(?:ish)?\b(?!\s+than)", re.I)
 MAX_COUNT = 10
 COUNT = re.compile(r"\b(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a couple(?: of)?|a few|a single|just one|only one)"
@@ -139,6 +143,7 @@ COUNT_WORDS = {"a couple": 2, "a couple of": 2, "a few": 3, "a single": 1, "just
 # a catalogue series (a studio's list of films), not a story's: its label names a set of films
 CATALOGUE = re.compile(r"^list of\b|\bfilms?$|\bfeature films?\b|\bgreatest\b|\bclassics\b|\bcollection\b|\bcatalog(?:ue)?\b", re.I)
 CATALOGUE_FILLER = frozenset("list of the films film feature features series franchise trilogy saga collection classics s".split())
+VALUE_GROUPS = frozenset({"genre", "country", "language"})
 FRANCHISE_WORDS = frozenset("films movies flicks ones series franchise saga trilogy sequels installments instalments".split())
 SEQUEL_LIST = re.compile(r"^\s*(?:1|i|one|part (?:1|i|one))?\s*(?:,|and|&|\+|/)\s*(?P<n>\d|ii|iii|iv|two|three|four)\b", re.I)
 SEQUEL_NUMBERS = {"two": "2", "three": "3", "four": "4", "ii": "2", "iii": "3", "iv": "4"}
@@ -146,7 +151,7 @@ SEQUEL_NUMBERS = {"two": "2", "three": "3", "four": "4", "ii": "2", "iii": "3", 
 MORE = re.compile(r"\bmore (?:like|please|of (?:that|those|these|them|the same)|suggestions|picks|ideas|recommendations|recs|films|movies|options)\b"
                   r"|\b(?:some|any|give me|show me|got|a few|few) more\b|\banother (?:one|few|batch|set|round|couple)\b"
                   r"|^\W*(?:(?:ok|okay|and|so|hm+)\W+)?(?:something|anything) (?:else|different)\W*$|\bother (?:ones|picks|suggestions)\b"
-                  r"|\bdifferent ones\b|^\W*more\W*$", re.I)
+                  r"|\bdifferent ones\b|(?:^|[.!?]\s*)more\W*$", re.I)
 COMPARATIVES = {"older": "older", "earlier": "older", "newer": "newer", "recent": "newer", "later": "newer", "shorter": "shorter",
                 "longer": "longer"}
 
@@ -250,8 +255,9 @@ def _passes(words: list[str], j: int, names: set[int]) -> bool:
 
 def already_seen_after(words: list[str], segment: list[int], end: int) -> bool:
     """"I've seen Aliens already", "Heat - seen it": a seen cue after a name in its segment."""
-    after = [words[j] for j in range(end, len(words)) if segment[j] == segment[end - 1]]
-    return "already" in after or any(w in ("seen", "watched") for w in after)
+    after = [j for j in range(end, len(words)) if segment[j] == segment[end - 1]]
+    return any(words[j] == "already" or words[j] in ("seen", "watched") and not {"t", "not", "never"} & set(words[max(0, j - 2) : j])
+               for j in after)  # ("something with X that I haven't seen": not seen)
 
 
 def requested_count(text: str, protected: list[tuple[int, int]] = ()) -> tuple[int, tuple[int, int] | None]:
@@ -454,8 +460,11 @@ class RecommendationReader:
         if all(w in self.vocabulary or w in STOP for w in words) and not (typed[:1].isupper() and span.tok_start > 0) \
                 and not (slot and span.length > 1 and span.fuzzy_score >= 100):
             return False  # question wording ("up", "her"), unless written as a title inside the sentence or liked ("loved get out")
-        if span.length == 1 and words[0] in STORY_WORDS and not typed[:1].isupper():
-            return False
+        if span.length == 1 and (words[0] in STORY_WORDS or words[0] in NOT_NAMES) and not typed[:1].isupper():
+            return False  # "I hate horror" names no film called Hate
+        if span.length == 1 and span.source in ("variant", "fuzzy") and typed.islower() and entity.group == "person" \
+                and self._common_word(words[0]):
+            return False  # "no black and white" is no Jack Black
         capitalised = any(c.isupper() for c in typed) and not (span.tok_start == 0 and span.length == 1 and typed[1:].islower())
         if span.length > 1 or capitalised or text.islower() and span.fuzzy_score >= 100 and span.source == "index":
             return True
@@ -499,21 +508,29 @@ class RecommendationReader:
         return out
 
     def _slot_names(self, text: str, toks: list[Token], taken: set[int], years: list[int]) -> list[Mention]:
-        """A lone word where a seed or an exclusion stands that the span finder passed over beside a chat word ("no
-        miyazaki tho"): a name of the graph when a label, alias or surname says it."""
+        """Lone words the span finder passed over beside a word it did not know ("french comedies", "no miyazaki tho"):
+        a genre, country or language anywhere; a film, person or series where a seed or an exclusion stands, unless the
+        word begins other titles too (a common word: "no black and white" is no Jack Black)."""
         out = []
+        labels = self.labels
         for k, (word, start, end) in enumerate(toks):
-            if k in taken or len(word) < 4 or word in self.vocabulary or word in STOP or word in STORY_WORDS or not self._seed_slot(toks, k):
+            if k in taken or len(word) < 4 or word in self.vocabulary or word in STOP or word in STORY_WORDS or word in NOT_NAMES:
                 continue
-            ids = [i for i in self.labels.lookup_any(word) if self.labels.groups[i] in ("film", "person", "series")]
-            if not ids:
+            ids = labels.lookup_any(word)
+            values = [i for i in ids if labels.groups[i] in VALUE_GROUPS]
+            named = [i for i in ids if labels.groups[i] in ("film", "person", "series")]
+            if not values and not (named and self._seed_slot(toks, k) and not self._common_word(word)):
                 continue
-            span = Span(k, k + 1, start, end, word, ids, 97.0, "variant")
-            entity = link_span(span, text, self.labels, None, years)
+            span = Span(k, k + 1, start, end, word, values or named, 97.0, "variant")
+            entity = link_span(span, text, labels, None, years)
             if entity is not None:
                 out.append(Mention(span, entity))
                 taken.add(k)
         return out
+
+    def _common_word(self, word: str) -> bool:
+        """Whether a word also begins the titles of films or names of things that are no people ("black": Black Swan)."""
+        return any(self.labels.groups[i] != "person" for i in self.labels.starting_with(word + " "))
 
     def _franchise(self, toks: list[Token], span: Span, entity: LinkedEntity) -> tuple[str, ...]:
         """"The star wars films", "the x-men movies": a title said with a plural film word names the films titled so
@@ -673,6 +690,28 @@ class RecommendationReader:
             reading.conditions.append(Constraint((date,), "year<=", (str(min(years) - 1),), f"before {min(years)}"))
         if "newer" in said and years and date:
             reading.conditions.append(Constraint((date,), "year>=", (str(max(years) + 1),), f"after {max(years)}"))
+        duration = self.composer.duration
+        runtimes = sorted(m for f in films if (m := self._minutes(f)) is not None)
+        for word in sorted(said):
+            if word in ("older", "newer") and films and not years or word in ("shorter", "longer") and films and not runtimes:
+                seeds = join_labels([s.label for s in reading.seeds if s.kind in ("film", "films")])
+                reading.unchecked.append(f"{word} than {seeds}")  # the graph has no date or running time to compare with
+        if duration and runtimes and said & {"shorter", "longer"}:
+            middle = int(runtimes[len(runtimes) // 2])
+            shorter = "shorter" in said
+            reading.conditions.append(Constraint((duration,), "<" if shorter else ">", (str(middle),),
+                                                 f"{'shorter' if shorter else 'longer'} than {middle} minutes"))
+
+    def _minutes(self, film: str) -> float | None:
+        """A film's running time from the film table (None when the graph has none)."""
+        table, idx = self.kg.films, self.labels.by_iri.get(film)
+        column = table.literal.get(self.composer.duration)
+        if column is None or idx is None:
+            return None
+        at = int(np.searchsorted(table.films, idx))
+        if at >= len(table.films) or table.films[at] != idx or np.isnan(column.low[at]):
+            return None
+        return float(column.low[at])
 
     def _seen_after_like(self, words, segment, reach, mentions) -> None:
         """"Saw Alien last night, loved it": a like cue with "it" in the next segment makes the seen films of the
@@ -765,10 +804,13 @@ class RecommendationReader:
                     or text[toks[end][1]].isupper() or toks[end][0] in ("of", "the", "in") and end + 1 < len(toks)
                     and end + 1 not in covered and text[toks[end + 1][1]].isupper()):
                 end += 1
+            if reach[k].negated and end + 1 < len(toks) and toks[end][0] in ("and", "&") and end + 1 not in covered \
+                    and toks[end + 1][0] not in STOP and reach[end + 1].segment == reach[k].segment:
+                end += 2  # "no black and white": one thing the graph cannot check
             said = text[start : toks[end - 1][2]]
             in_slot = self._seed_slot(toks, k) or _listed_with_names(text, toks, k, end, covered | listed)
             if reach[k].negated and (capital or word not in known):
-                reading.unchecked.append(said)
+                reading.unchecked.append(f"not {said}")
             elif in_slot or capital and end - k > 1 or _quoted(text, start, toks[end - 1][2]):
                 reading.unknown.append(said)
                 listed |= set(range(k, end))
