@@ -14,17 +14,16 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from bot.answering.compose import ComposedAnswers
 from bot.answering.factual import Retriever
 from bot.answering.sparql import SparqlAnswerer
 from bot.core.config import Settings
-from bot.core.contracts import Constraint, Conversation, Facts, LinkedEntity, Reply, TraceStep, Understanding
+from bot.core.contracts import Conversation, Facts, LinkedEntity, Referents, Reply, TraceStep, Understanding
 from bot.core.errors import MoviebotError, PlanError, StoreError
 from bot.core.features import Amender, Contribution, Fallback, Handler, Phraser
 from bot.core.kinds import REGISTRY, Kind
-from bot.core.results import FilmsResult
 from bot.core.text import clean_message, join_labels, join_or
 from bot.features import Loaded, load_features, run_build_steps
 from bot.generation.templates import template_sentence
@@ -32,7 +31,7 @@ from bot.kg import queries
 from bot.kg.graph import KG, build_graph, open_kg
 from bot.understanding.classifier import load_classifier
 from bot.understanding.parser import Understander
-from bot.understanding.sparql_message import sparql_message
+from bot.understanding.sparql_message import SparqlMessage, sparql_message
 
 log = logging.getLogger(__name__)
 MAX_MESSAGE_CHARS = 2000
@@ -93,6 +92,28 @@ class Timer:
             yield detail
         finally:
             self.steps.append(TraceStep(name, (time.perf_counter() - t0) * 1000, detail))
+
+
+@dataclass
+class Reading:
+    """A message as read, before it is answered: exactly one of a reply it gets without being read (empty, too long,
+    a failure), a SPARQL query, or the question plan (which the dialogue may edit before `Agent.respond`)."""
+
+    text: str  # as written
+    plan: Understanding | None = None
+    query: SparqlMessage | None = None
+    early: Reply | None = None
+    steps: list[TraceStep] = field(default_factory=list)
+    started: float = 0.0  # perf_counter() when reading began (the reply's latency counts from it)
+
+
+@dataclass
+class Answered:
+    """A reply with the plan it answered and the facts it was phrased from (None for replies not drawn from the graph)."""
+
+    reply: Reply
+    plan: Understanding | None
+    facts: Facts | None
 
 
 def build(settings: Settings, quiet: bool = False, force: bool = False) -> KG:
@@ -211,58 +232,80 @@ class Agent:
     # --- answering ----------------------------------------------------------------------
 
     def answer(self, text: str, conversation: Conversation | None = None, sender: str = "") -> Reply:
-        """The reply to `text`; `sender` (who wrote it, in a chat) keys the per-person limits."""
+        """The reply to `text` asked on its own (a chat goes through bot.dialogue, which reads a message with what
+        the conversation offers and edits the plan before it is answered); `sender` (who wrote it) keys the
+        per-person limits. The plan and its facts are added to `conversation` when one is given."""
+        answered = self.respond(self.read(text), conversation, sender)
+        if conversation is not None and answered.facts is not None:
+            conversation.remember(answered.plan, answered.facts)
+        return answered.reply
+
+    def read(self, text: str, referents: Referents | None = None) -> Reading:
+        """What `text` is: a SPARQL query, a message the bot answers without reading it (empty, too long), or the
+        question plan (`referents`: what the conversation offers its pronouns and its unsaid topic). Never raises."""
         started = time.perf_counter()
         timer = Timer()
-        conversation = conversation if conversation is not None else Conversation()
+        raw, cleaned = text or "", clean_message(text or "")
+        reading = Reading(raw, started=started)
         try:
-            reply = self._answer(text, conversation, timer, sender)
-        except StoreError as exc:
-            log.error("knowledge graph error: %s", exc)
-            reply = Reply(exc.user_message, Kind.ERROR, error=True)
-        except PlanError as exc:  # a plan no answerer can serve: said in words, as an answer about the question
-            log.warning("cannot serve the plan of %r: %s", text[:200], exc)
-            reply = Reply(exc.user_message, Kind.FACTUAL)
-        except MoviebotError as exc:
-            log.exception("failed to answer %r: %s", text[:200], exc)
-            reply = Reply(exc.user_message, Kind.ERROR, error=True)
-        except Exception:  # noqa: BLE001 - the chat must never see a traceback
-            log.exception("failed to answer %r", text[:200])
-            reply = Reply(MoviebotError.user_message, Kind.ERROR, error=True)
-        reply.trace = timer.steps
-        reply.latency_ms = (time.perf_counter() - started) * 1000
-        return reply
+            if not cleaned:
+                reading.early = Reply("Your message was empty. Ask me something about films, for example \"Who directed Casablanca?\"", Kind.EMPTY)
+            elif len(cleaned) > MAX_MESSAGE_CHARS:
+                reading.early = Reply(
+                    f"That message is {len(cleaned):,} characters long; I can read questions of up to {MAX_MESSAGE_CHARS:,}. "
+                    "Please ask one question at a time.",
+                    Kind.TOO_LONG,
+                )
+            elif (query := sparql_message(raw)) is not None:  # the raw text: a query's line breaks matter (# comments end with them)
+                reading.query = query
+            else:
+                with timer.stage("understand") as detail:
+                    plan = self.understander.understand(cleaned, detail, referents)
+                    detail.update(
+                        kind=plan.kind,
+                        chain=",".join(h.code for h in plan.chain),
+                        confidence=round(plan.confidence, 3),
+                        entities=[e.to_json() for e in plan.entities],
+                    )
+                reading.plan = plan
+        except Exception as exc:  # noqa: BLE001 - the chat must never see a traceback
+            reading.early = _failure(exc, raw)
+        reading.steps = timer.steps
+        return reading
 
-    def _answer(self, text: str, conversation: Conversation, timer: Timer, sender: str = "") -> Reply:
-        raw, text = text or "", clean_message(text or "")
-        if not text:
-            return Reply("Your message was empty. Ask me something about films, for example \"Who directed Casablanca?\"", Kind.EMPTY)
-        if len(text) > MAX_MESSAGE_CHARS:
-            return Reply(
-                f"That message is {len(text):,} characters long; I can read questions of up to {MAX_MESSAGE_CHARS:,}. "
-                "Please ask one question at a time.",
-                Kind.TOO_LONG,
-            )
-        query = sparql_message(raw)  # the raw text: a query's line breaks matter (# comments end with them)
-        if query is not None:
-            return self.sparql.answer(query, sender, timer)
-        with timer.stage("understand") as detail:
-            understanding = self.understander.understand(text, detail)
-            detail.update(
-                kind=understanding.kind,
-                chain=",".join(h.code for h in understanding.chain),
-                confidence=round(understanding.confidence, 3),
-                entities=[e.to_json() for e in understanding.entities],
-            )
+    def respond(self, reading: Reading, conversation: Conversation | None = None, sender: str = "") -> Answered:
+        """The reply to a read message (its plan possibly edited by the dialogue), with the plan and facts it answered.
+        Never raises: any failure becomes a friendly reply (and a log entry)."""
+        timer = Timer()
+        timer.steps = list(reading.steps)
+        conversation = conversation if conversation is not None else Conversation()
+        plan, facts = reading.plan, None
+        try:
+            if reading.early is not None:
+                reply = reading.early
+            elif reading.query is not None:
+                reply = self.sparql.answer(reading.query, sender, timer)
+            else:
+                facts = self._retrieve(plan, conversation, timer)
+                reply = self._sentence(plan, facts, timer)
+        except Exception as exc:  # noqa: BLE001 - the chat must never see a traceback
+            reply, facts = _failure(exc, reading.text), None
+        reply.trace = timer.steps
+        reply.latency_ms = (time.perf_counter() - reading.started) * 1000
+        return Answered(reply, plan, facts)
+
+    def _retrieve(self, understanding: Understanding, conversation: Conversation, timer: Timer) -> Facts:
         with timer.stage("retrieve") as detail:
             facts = self._facts(understanding, conversation)
             detail.update(source=facts.source, answers=len(facts.answers), **{k: v for k, v in facts.extra.items() if k == "sparql"})
+        return facts
+
+    def _sentence(self, understanding: Understanding, facts: Facts, timer: Timer) -> Reply:
         with timer.stage("phrase") as detail:
             sentence = template_sentence(facts, self.kg.bundle)
             if self.phraser is not None and facts.answers:
                 sentence = self.phraser.phrase(facts, sentence, detail)
             detail["path"] = sentence.path
-        conversation.remember(understanding, facts)
         return Reply(
             text=sentence.text,
             kind=facts.kind,
@@ -298,7 +341,7 @@ class Agent:
     def _factual(self, understanding: Understanding, conversation: Conversation) -> Facts:
         """Every ask of the question plan, answered in order (an ask may take an earlier one's answer as its topic)."""
         if understanding.compositional:
-            resolved = self._with_conversation_films(understanding, conversation)
+            resolved = self._unresolved_films(understanding)
             composed = resolved if isinstance(resolved, Facts) else self.composed.answer(resolved)
             if not understanding.also:
                 return composed
@@ -315,13 +358,13 @@ class Agent:
                 facts = self._single(understanding.ask(n))
             else:
                 facts = self._after(understanding, n, parts[ask.after])
-            if ask.others:
-                facts = without_earlier(facts, understanding, conversation)
             if ask.families:
                 wanted = set(ask.families)
                 facts.answers = [a for a in facts.answers if a.iri in wanted]
                 facts.facts = [f for f in facts.facts if f.value in wanted]
-            if ask.excluded:  # "apart from X, who is in the cast?"
+            if ask.others:  # "what else": not the films this message names, nor those the dialogue put in `excluded`
+                facts = without_named(facts, {e.iri for e in understanding.entities} | set(ask.excluded))
+            elif ask.excluded:  # "apart from X, who is in the cast?"
                 unwanted = set(ask.excluded)
                 facts.answers = [a for a in facts.answers if a.iri not in unwanted]
                 facts.facts = [f for f in facts.facts if f.value not in unwanted]
@@ -337,32 +380,20 @@ class Agent:
             combined.extra["also"] = cannot_answer(understanding, self.kg)
         return combined
 
-    def _with_conversation_films(self, understanding: Understanding, conversation: Conversation) -> Understanding | Facts:
-        """The plan with "of those" / "other" conditions turned into the films the conversation is about;
-        a question about "those films" with none earlier is asked back, never answered about all films."""
-        if not any(c.op in ("earlier", "not_earlier") for c in understanding.constraints):
+    @staticmethod
+    def _unresolved_films(understanding: Understanding) -> Understanding | Facts:
+        """A plan that still points at "those films" reached the agent without a dialogue to say which (bot.dialogue
+        turns them into the films the conversation listed): it is asked back, never answered about all films; "other"
+        films are the films the plan names."""
+        if any(c.op == "earlier" for c in understanding.constraints):
+            return Facts(Kind.FACTUAL, understanding.text, topic=understanding.entities, message=(
+                "Which films do you mean? Ask me for some first, for example \"Which films did Christopher Nolan direct?\", "
+                "then \"which of those is the longest?\""))
+        if not any(c.op == "not_earlier" for c in understanding.constraints):
             return understanding
-        constraints = []
-        for c in understanding.constraints:
-            if c.op == "earlier" and (whole := cut_list_conditions(conversation)):
-                constraints += whole  # "which of those are from the 70s?" after 25 of 80 crime films: all 80, not the 25 shown
-                continue
-            if c.op == "earlier":
-                films = listed_films(conversation, self.kg)
-                if len(films) < 2 and conversation.turns and len(conversation.turns[-1][1].answers) >= 2:
-                    return Facts(Kind.FACTUAL, understanding.text, topic=understanding.entities, message=(
-                        "I can only compare films that way, and my last answer was not a list of films."))
-                if len(films) < 2:
-                    return Facts(Kind.FACTUAL, understanding.text, topic=understanding.entities, message=(
-                        "Which films do you mean? Ask me for some first, for example \"Which films did Christopher Nolan direct?\", "
-                        "then \"which of those is the longest?\""))
-                constraints.append(replace(c, op="among", values=tuple(films)))
-            elif c.op == "not_earlier":
-                named = named_films(understanding, conversation, self.kg)
-                if named:
-                    constraints.append(replace(c, op="not_among", values=tuple(named)))
-            else:
-                constraints.append(c)
+        named = tuple(e.iri for e in understanding.entities if e.group == "film")
+        constraints = [replace(c, op="not_among", values=named) if c.op == "not_earlier" else c
+                       for c in understanding.constraints if c.op != "not_earlier" or named]
         return replace(understanding, constraints=constraints)
 
     def _single(self, understanding: Understanding) -> Facts:
@@ -472,57 +503,8 @@ def _value_count(kg: KG, film: str, relation) -> int:
     return len(kg.graph.select(queries.values_of(film, relation.property)))
 
 
-def _films_of(kg: KG, iris) -> list[str]:
-    out = []
-    for value in iris:
-        info = kg.labels.info(value) if value else None
-        if info is not None and info[1] == "film" and value not in out:
-            out.append(value)
-    return out
-
-
-def cut_list_conditions(conversation: Conversation) -> list[Constraint]:
-    """The conditions of the last answer when it listed only part of the films that meet them (the best known 25 of
-    80): "those" are all of them. Empty when the last answer listed every film it found, or was no such list."""
-    if not conversation.turns:
-        return []
-    understanding, facts = conversation.turns[-1]
-    if not isinstance(facts.result, FilmsResult) or facts.result.total <= len(facts.answers):
-        return []
-    if any(c.op in ("earlier", "not_earlier") for c in understanding.constraints):
-        return []  # a list that was itself drawn from earlier films: those films are what it listed
-    return list(understanding.constraints)
-
-
-def listed_films(conversation: Conversation, kg: KG, look_back: int = 4) -> list[str]:
-    """The films "those" points at: the last answer that listed films, else the films the last few turns
-    were about ("Who directed X?" "And Y?" "Which one is longer?")."""
-    gathered: list[str] = []
-    for understanding, facts in reversed(conversation.turns[-look_back:]):
-        answered = _films_of(kg, [a.iri for a in facts.answers])
-        if len(answered) >= 2 and not gathered:
-            return answered
-        gathered += [f for f in _films_of(kg, [e.iri for e in understanding.entities] + answered) if f not in gathered]
-        if len(gathered) >= 2:
-            return gathered
-    return gathered
-
-
-def named_films(understanding: Understanding, conversation: Conversation, kg: KG) -> list[str]:
-    """The films this message and the previous turn named or answered ("any other films together?")."""
-    iris = [e.iri for e in understanding.entities]
-    if conversation.turns:
-        earlier_understanding, earlier_facts = conversation.turns[-1]
-        iris += [e.iri for e in earlier_understanding.entities] + [a.iri for a in earlier_facts.answers if a.iri]
-    return _films_of(kg, iris)
-
-
-def without_earlier(facts: Facts, understanding: Understanding, conversation: Conversation) -> Facts:
-    """'What else' / 'which other': leave out the films this message and the previous turn named."""
-    named = {e.iri for e in understanding.entities}
-    if conversation.turns:
-        earlier_understanding, earlier_facts = conversation.turns[-1]
-        named |= {e.iri for e in earlier_understanding.entities} | {a.iri for a in earlier_facts.answers if a.iri}
+def without_named(facts: Facts, named: set[str]) -> Facts:
+    """'What else' / 'which other': the answers without the films the question (or the conversation) named."""
     kept = [a for a in facts.answers if a.iri not in named]
     if len(kept) == len(facts.answers):
         return facts
@@ -532,3 +514,15 @@ def without_earlier(facts: Facts, understanding: Understanding, conversation: Co
         topic = facts.topic[0].label if facts.topic else "That"
         facts.message = f"{topic} has no other films in my knowledge graph."
     return facts
+
+
+def _failure(exc: Exception, text: str) -> Reply:
+    """The friendly reply for a failure while answering `text` (logged with its traceback)."""
+    if isinstance(exc, StoreError):
+        log.error("knowledge graph error: %s", exc)
+        return Reply(exc.user_message, Kind.ERROR, error=True)
+    if isinstance(exc, PlanError):  # a plan no answerer can serve: said in words, as an answer about the question
+        log.warning("cannot serve the plan of %r: %s", text[:200], exc)
+        return Reply(exc.user_message, Kind.FACTUAL)
+    log.error("failed to answer %r", text[:200], exc_info=exc)
+    return Reply(exc.user_message if isinstance(exc, MoviebotError) else MoviebotError.user_message, Kind.ERROR, error=True)

@@ -18,10 +18,10 @@ import pytest
 
 from bot.core import contracts, results
 from bot.core.contracts import from_data, to_data
-from bot.dialogue import dialogue
+from bot.dialogue import tracker
 
 CONTRACTS = [c for _, c in inspect.getmembers(contracts, inspect.isclass) if dataclasses.is_dataclass(c) and c.__module__ == contracts.__name__]
-MEMORY = [dialogue.RoomMemory, dialogue.Clarification, dialogue.Option]
+MEMORY = [tracker.Tracker, tracker.Event, tracker.Option]
 RESULTS = list(results.RESULTS.values())
 
 

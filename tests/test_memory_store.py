@@ -6,14 +6,15 @@ import sqlite3
 
 from bot.core.contracts import Message
 from bot.core.kinds import Kind
-from bot.dialogue.dialogue import Dialogue, RoomMemory
+from bot.dialogue.dialogue import Dialogue
 from bot.dialogue.memory_store import InProcessMemory, SqliteMemory, memory_store
+from bot.dialogue.tracker import Tracker
 
 
 def replicas(mini_agent, tmp_path) -> tuple[Dialogue, Dialogue]:
     """Two dialogues as two bot processes would have them: nothing shared but the database file."""
     db = tmp_path / "memory.sqlite3"
-    return Dialogue(mini_agent, SqliteMemory(db, RoomMemory)), Dialogue(mini_agent, SqliteMemory(db, RoomMemory))
+    return Dialogue(mini_agent, SqliteMemory(db, Tracker)), Dialogue(mini_agent, SqliteMemory(db, Tracker))
 
 
 def ask(dialogue: Dialogue, text: str, room: str = "!films") -> str:
@@ -38,27 +39,27 @@ def test_liked_films_carry_over_to_the_other_replica(mini_agent, tmp_path):
     first, second = replicas(mini_agent, tmp_path)
     assert "Noted" in ask(first, "I loved Milk.")
     memory = second.memory("!films")
-    assert [o.label for o in memory.liked] == ["Milk"]
+    assert [o.label for o in memory.liked()] == ["Milk"]
 
 
 def test_rooms_are_kept_apart_and_forgotten_on_request(mini_agent, tmp_path):
     first, second = replicas(mini_agent, tmp_path)
     ask(first, "Who directed Good Will Hunting?", room="!a")
     ask(first, "Who directed Milk?", room="!b")
-    assert [u.text for u, _ in second.memory("!a").conversation.turns] == ["Who directed Good Will Hunting?"]
-    assert [u.text for u, _ in second.memory("!b").conversation.turns] == ["Who directed Milk?"]
+    assert [u.text for u, _ in second.memory("!a").turns()] == ["Who directed Good Will Hunting?"]
+    assert [u.text for u, _ in second.memory("!b").turns()] == ["Who directed Milk?"]
     second.forget("!a")
-    assert first.memory("!a").conversation.turns == []
-    assert len(first.memory("!b").conversation.turns) == 1
+    assert first.memory("!a").turns() == []
+    assert len(first.memory("!b").turns()) == 1
 
 
 def test_the_stored_memory_is_the_memory(mini_agent, tmp_path):
-    store = SqliteMemory(tmp_path / "m.sqlite3", RoomMemory)
+    store = SqliteMemory(tmp_path / "m.sqlite3", Tracker)
     dialogue = Dialogue(mini_agent, InProcessMemory())
     ask(dialogue, "Who directed Good Will Hunting?")
     ask(dialogue, "Who directed Hamlet?")  # leaves a pending clarification with its reply and turn
     memory = dialogue.memory("!films")
-    assert memory.pending is not None
+    assert memory.pending() is not None
     store.save("!films", memory)
     assert store.load("!films") == memory
     assert store.load("!unknown") is None
@@ -67,8 +68,8 @@ def test_the_stored_memory_is_the_memory(mini_agent, tmp_path):
 
 
 def test_the_settings_choose_the_store(mini_settings, tmp_path):
-    assert isinstance(memory_store(mini_settings, RoomMemory), InProcessMemory)
-    shared = memory_store(mini_settings.with_overrides(memory_db=str(tmp_path / "shared.sqlite3")), RoomMemory)
+    assert isinstance(memory_store(mini_settings, Tracker), InProcessMemory)
+    shared = memory_store(mini_settings.with_overrides(memory_db=str(tmp_path / "shared.sqlite3")), Tracker)
     assert isinstance(shared, SqliteMemory) and shared.path == tmp_path / "shared.sqlite3"
 
 
@@ -76,7 +77,7 @@ def test_the_settings_choose_the_store(mini_settings, tmp_path):
 def _open_store(path: str, barrier, results) -> None:
     barrier.wait()  # every process opens the file at the same moment
     try:
-        SqliteMemory(path, RoomMemory)
+        SqliteMemory(path, Tracker)
         results.put("ok")
     except sqlite3.OperationalError as exc:
         results.put(str(exc))

@@ -229,6 +229,23 @@ class Understanding:
         return Understanding(ask.text or self.text, self.kind, ask.chain, [entity], ask.confidence, asks=[single])
 
 
+@dataclass(frozen=True)
+class Referents:
+    """What a message may point back at in the conversation before it, by type (the dialogue's state decides them;
+    the understander reads a message with them). A name or an earlier clause of the message itself always comes
+    first: these only stand in for a pronoun the message gives no antecedent of its own, or for the topic of a
+    follow-up that names nothing ("and the music?")."""
+
+    film: LinkedEntity | None = None  # "it", "that one", "the film": the film last answered or talked about
+    person: LinkedEntity | None = None  # "that director", "the same guy": the person last answered or talked about
+    he: LinkedEntity | None = None  # "he", "him", "his": the last person, unless the user called them "she" before
+    she: LinkedEntity | None = None  # "she", "her": the last person, unless the user called them "he" before
+    answers: tuple[LinkedEntity, ...] = ()  # "they", "them": the previous answer (one person, or a few entities of one kind)
+    people: tuple[LinkedEntity, ...] = ()  # "did they work together": the last two people talked about
+    films: tuple[LinkedEntity, ...] = ()  # "both", "both of them": the two films the last turns were about
+    topic: LinkedEntity | None = None  # what the last question was about: the topic of a follow-up that names nothing
+
+
 @dataclass
 class Answer:
     """One ranked answer value."""

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from bot.core.config import Settings
 from bot.core.contracts import from_data, to_data
 
-RoomMemory = Any  # bot.dialogue.dialogue.RoomMemory (a dataclass of contracts; named by the dialogue, which imports this module)
+RoomMemory = Any  # bot.dialogue.tracker.Tracker (a dataclass of contracts and events; named by the dialogue, which imports this module)
 
 
 class MemoryStore(Protocol):

@@ -22,7 +22,7 @@ import re
 import statistics
 from dataclasses import dataclass, field, replace
 
-from bot.core.contracts import Constraint, Conversation, Facts, LinkedEntity, RecommendationRequest, Reply, Seed, Understanding
+from bot.core.contracts import Constraint, Facts, LinkedEntity, RecommendationRequest, Reply, Seed, Understanding
 from bot.core.kinds import Kind
 from bot.core.text import join_labels
 from bot.understanding.cues import RECOMMEND
@@ -105,9 +105,10 @@ class Recommendations:
         self.date = bundle.date_relation.name if bundle.date_relation else ""
         self.duration = agent.understander.composer.duration
 
-    def plan(self, text: str, turns: list[Turn], liked: list[str]) -> Understanding | Reply | str | None:
+    def plan(self, text: str, turns: list[Turn], liked: list[str], read: Understanding | None = None) -> Understanding | Reply | str | None:
         """What the message is in the conversation's recommendations: a plan to answer (a request with the conversation's
-        part in it), a reply (why a pick was made), a question rewritten about a pick (str), or None."""
+        part in it), a reply (why a pick was made), a question rewritten about a pick (str), or None. `read`: the message's
+        plan as the dialogue read it (read here when not given)."""
         state = RecommendationState.of(turns)
         if state is not None and state.active:
             if WHY.match(text) and (pick := state.pick(text) or (state.picks[0] if len(state.picks) == 1 else None)) is not None:
@@ -117,7 +118,7 @@ class Recommendations:
                 return text[: match.start()] + pick[1] + text[match.end():]
         if state is None and not RECOMMEND.search(text):
             return None  # (cheap: no recommendation in sight, the message is read once, by the agent)
-        plan = self.agent.understander.understand(text)
+        plan = read if read is not None else self.agent.understander.understand(text)
         if plan.kind == Kind.RECOMMENDATION and plan.recommendation is not None:
             return self._request(plan, state, turns, liked)
         if state is not None and state.active:
@@ -316,30 +317,3 @@ def _clashes(old: Constraint, new: Constraint) -> bool:
     if {new.op, old.op} <= {"year<=", "year>="} and new.op == old.op:
         return True
     return new.op == "not_in" and old.op == "in" and set(old.values) <= set(new.values)
-
-
-def answer_plan(agent, plan: Understanding, conversation: Conversation) -> tuple[Reply, Turn | None]:
-    """The agent's reply to a plan made here (not read from the message again), and the turn it makes."""
-    from bot.agent import Timer
-    from bot.generation.templates import template_sentence
-
-    timer = Timer()
-    try:
-        with timer.stage("retrieve") as detail:
-            facts = agent._facts(plan, conversation)
-            detail.update(source=facts.source, answers=len(facts.answers))
-        with timer.stage("phrase") as detail:
-            sentence = template_sentence(facts, agent.kg.bundle)
-            if agent.phraser is not None and facts.answers:
-                sentence = agent.phraser.phrase(facts, sentence, detail)
-            detail["path"] = sentence.path
-    except Exception:  # noqa: BLE001 - the chat must never see a traceback
-        import logging
-
-        logging.getLogger(__name__).exception("failed to answer %r", plan.text[:200])
-        return Reply("Sorry, something went wrong while I was answering that. Could you rephrase the question?", Kind.ERROR, error=True), None
-    reply = Reply(sentence.text, facts.kind, answers=[a.label for a in facts.answers], facts=facts.facts, entities=plan.entities,
-                  trace=timer.steps)
-    # the turn names the seeds' films too ("the Indiana Jones films"): "what else has Harrison Ford been in?" leaves them out
-    named = {e.iri for e in plan.entities}
-    return reply, (replace(plan, entities=plan.entities + [e for e in facts.topic if e.iri not in named]), facts)

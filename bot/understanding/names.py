@@ -21,6 +21,7 @@ from bot.understanding.lexicon import Lexicon
 from bot.understanding.linking import link_span
 from bot.understanding.mentions import IndexMentions, Span
 from bot.understanding.questions import ENT
+from bot.understanding.referents import PINNED
 from bot.understanding.series import SeriesOrdinals
 from bot.understanding.vocabulary import LIST_WORDS, TITLE_FUNCTION_WORDS
 
@@ -127,7 +128,7 @@ class NameFinder:
         return span.source == "variant" and all(self.kg.labels.groups[i] not in (Group.FILM, Group.PERSON) for i in span.ids)
 
     def wording_only(self, toks, span: Span) -> bool:
-        return all(toks[i][0] in self.vocabulary for i in range(span.tok_start, span.tok_end))
+        return span.source != PINNED and all(toks[i][0] in self.vocabulary for i in range(span.tok_start, span.tok_end))
 
     @staticmethod
     def capitalised_title(text: str, toks, span: Span) -> bool:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from bot.core.contracts import Ask, Hop, LinkedEntity, Understanding, parse_chain
+from bot.core.contracts import Ask, Hop, LinkedEntity, Referents, Understanding, parse_chain
 from bot.core.features import MentionSource
 from bot.core.kinds import Kind
 from bot.core.terms import Group
@@ -52,6 +52,7 @@ from bot.understanding.names import NameFinder
 from bot.understanding.namesakes import NamesakeChoice
 from bot.understanding.reader import context_of, description_of, reading_message
 from bot.understanding.reader.build import load_reader, reader_vocabulary
+from bot.understanding.referents import resolve_referents
 from bot.understanding.scoring import NAMESAKE_READINGS, HandScorer
 from bot.understanding.vocabulary import (
     EXCLUDING,
@@ -132,8 +133,10 @@ class Understander:
 
     # --- the message ------------------------------------------------------------------------
 
-    def understand(self, text: str, trace: dict | None = None) -> Understanding:
-        """What `text` asks; `trace` (the reply trace's detail dict) records where its spans came from."""
+    def understand(self, text: str, trace: dict | None = None, referents: Referents | None = None) -> Understanding:
+        """What `text` asks; `trace` (the reply trace's detail dict) records where its spans came from. `referents`: what
+        the conversation before it offers a pronoun the message itself does not resolve (bot.understanding.referents),
+        and the topic of a message that names nothing ("and the music?")."""
         text = self.respelled(text, trace)
         declined = decline_intent(text)
         toks = tokenise(text)
@@ -170,22 +173,32 @@ class Understander:
             kind = Kind.MULTIMEDIA
         if kind is Kind.RECOMMENDATION:  # the request reader of bot.understanding.recommendation_request
             return self.recommendations.understand(text, self.spelled(toks), spans)
+        # (a recommendation reads its pronouns with the conversation's recommendations: bot.dialogue.recommendations)
+        resolved = resolve_referents(text, toks, spans, referents, self.kg.labels, self.names.name_like,
+                                     lambda: self._asking(text, toks, spans), context_of(toks))
+        if resolved.replaced:
+            text, toks, spans = resolved.text, resolved.toks, resolved.spans
+            reading_message(toks, resolved.moved(reading))
+            if trace is not None:
+                trace["referents"] = [f"{said} = {meant}" for said, meant in resolved.replaced]
         if kind is not Kind.FACTUAL:
             return Understanding(text, kind, entities=self.names.all_entities(text, toks, spans), confidence=1.0)
-        return self.plan(text, toks, spans, trace)
+        return self.plan(text, toks, spans, trace, resolved.unsaid)
 
-    def plan(self, text: str, toks: list[Token], spans: list[Span], trace: dict | None = None) -> Understanding:
-        """The asks of a factual message, clause by clause, with pronouns resolved to earlier clauses."""
+    def plan(self, text: str, toks: list[Token], spans: list[Span], trace: dict | None = None,
+             unsaid: LinkedEntity | None = None) -> Understanding:
+        """The asks of a factual message, clause by clause, with pronouns resolved to earlier clauses; `unsaid`: the
+        topic of a clause that names nothing when no earlier clause of the message gives one (the conversation's)."""
         entities: list[LinkedEntity] = []
         asks: list[Ask] = []
         missing, unclear, not_found = "", "", []
         composition, offset = None, 0
         last_thing: int | None = None  # entity index of the latest film the message talked about
         clauses = self.clauses(text, toks, spans)
-        asking = [(a, b) for a, b in clauses if not self._filler(toks, a, b, text[toks[a][1] : toks[b - 1][2]])]
+        asking = self._asking(text, toks, spans, clauses)
         for a, b in asking or clauses:  # "hey, ...", "... thank you", "(just curious)" ask nothing
             clause_text = text[toks[a][1] : toks[b - 1][2]]
-            reading = self.read_clause(Clause(text, toks, a, b, spans), context=entities[last_thing] if last_thing is not None else None,
+            reading = self.read_clause(Clause(text, toks, a, b, spans), context=entities[last_thing] if last_thing is not None else unsaid,
                                        earlier_answer=bool(asks), trace=trace)
             if reading.topic_only is not None and asks and not reading.asks and self._only_a_topic(toks, spans, a, b) \
                     and reading.topic_only.group == entities[asks[-1].topic].group and asks[-1].after is None:
@@ -195,6 +208,8 @@ class Understander:
                 if reading.topic_only.group == "film":
                     last_thing = len(entities) - 1
                 continue
+            if reading.topic_only is unsaid:
+                reading.topic_only = None  # a topic left unsaid is not said by failing to read the clause about it
             if reading.topic_only is not None and not reading.asks and not reading.composition and not reading.not_found:
                 overview = self._overview(Clause(text, toks, a, b, spans), reading.topic_only)
                 if overview is not None:  # "tell me about Heat", "Heat?", "tell me about Hamlet, the 1948 one"
@@ -205,6 +220,8 @@ class Understander:
             families = self._families(toks, a, b, reading)
             for topic, code, probability in reading.asks:
                 chain = parse_chain(code)
+                if topic is None and last_thing is None and not asks and unsaid is not None:
+                    topic = unsaid  # "and the music?" after a question about a film: that film, left unsaid
                 if topic is None:  # a pronoun
                     if reading.referent == "thing" and last_thing is not None:
                         asks.append(Ask(chain, last_thing, None, clause_text, probability, reading.others, families(chain), reading.excluded))
@@ -251,6 +268,11 @@ class Understander:
         first = asks[0]
         return Understanding(text, Kind.FACTUAL, first.chain, entities, min(a.confidence for a in asks), not_found, asks=asks,
                              shared=shared_asks(toks, asks, entities), missing=missing, unclear=unclear)
+
+    def _asking(self, text: str, toks: list[Token], spans: list[Span], clauses: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+        """The clauses of the message that ask something (not "hey", "thanks!", "(just curious)")."""
+        clauses = self.clauses(text, toks, spans) if clauses is None else clauses
+        return [(a, b) for a, b in clauses if not self._filler(toks, a, b, text[toks[a][1] : toks[b - 1][2]])]
 
     def respelled(self, text: str, trace: dict | None = None) -> str:
         """`text` with chat spelling read as words ("whos in heat n who did the music"); the KG's names as typed stay."""
@@ -463,8 +485,9 @@ class Understander:
                 group = Group.PERSON
             if group is not None or (referent == "thing" and context is not None):
                 candidates += self.chains.pronoun_candidates(text, toks, a, b, pronoun, group or Group.FILM, context if referent == "thing" else None)
-        elif context is not None and not any(s.ids and self.names.name_like(toks, s) for s in clause_spans) and a > 0:
-            # "When did Encanto come out? And who was the director": the earlier clause's film, left unsaid
+        elif context is not None and not any(s.ids and self.names.name_like(toks, s) for s in clause_spans):
+            # "When did Encanto come out? And who was the director": the earlier clause's film (or the conversation's
+            # topic), left unsaid
             candidates += self.chains.pronoun_candidates(text, toks, a, b, None, context.group, context)
             pronoun = -1
         if explained:  # the words that said what to leave out are accounted for

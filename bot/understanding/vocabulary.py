@@ -69,6 +69,23 @@ PRONOUNS: dict[str, str] = dict(_data()["pronouns"])  # word -> "thing" | "perso
 NUMBER_WORDS: dict[str, int] = dict(_data()["numbers"])  # "two" -> 2
 
 
+def phrases(*path: str) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """A table of phrases (what they point at -> its phrases as word tuples), "@class" words expanded: `path` names it
+    ("referring"; "referring", "clause_final")."""
+    classes, table = _data()["classes"], _data()
+    for key in path:
+        table = table[key]
+
+    def each(phrase: str) -> list[tuple[str, ...]]:
+        out: list[tuple[str, ...]] = [()]
+        for word in phrase.split():
+            options = classes[word[1:]].split() if word.startswith("@") else [word]
+            out = [done + (option,) for done in out for option in options]
+        return out
+
+    return {key: tuple(p for phrase in said for p in each(phrase)) for key, said in table.items() if isinstance(said, list)}
+
+
 class Speller:
     """A misspelt word of `vocabulary` read as the word it misspells ("lonest" -> "longest", "directd" -> "directed"):
     one edit (a swap counts as one) from a word of five letters or more, two from one of nine or more (of words as close,

@@ -1,0 +1,359 @@
+"""Follow-ups as edits of the conversation's plans.
+
+A message is read once, with what the conversation offers its pronouns and its unsaid topic
+(bot.understanding.referents: "and who composed its music?", "and the runtime?"). What is left
+for the dialogue is a plan that only makes sense with an earlier one, and each such case is an
+edit of a typed plan, never a rewrite of text parsed again:
+
+* another topic, the same question ("And Heat?", "what about Nolan?"): the last plan of that
+  kind of topic, with the new entity in the old one's place (a relation, or a condition's value);
+* a correction ("sorry, I meant X", "no, the one with <actor>", "the 1996 one", "the other one"):
+  the last plan with its topic replaced by the name, or by the namesake the words choose;
+* "those", "them", "the others" in a composition: the films the conversation listed (a filter,
+  superlative or count over the last list, never over the whole graph), and "what else" leaves
+  out the films the conversation was about;
+* "name them" after a count: the same plan, listing; "which of them was also in Y": what the last
+  film and Y share.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from bot.core.contracts import Ask, Constraint, Hop, LinkedEntity, Shared, Understanding
+from bot.core.kinds import Kind
+from bot.core.results import FilmsResult
+from bot.core.text import YEAR, tokens
+from bot.dialogue.tracker import Option, Tracker
+from bot.kg import queries
+from bot.understanding.constructions.superlative import GLOBAL_SCOPE
+
+# the words around a name that only move the conversation to it ("and Heat?", "ok, what about Nolan then?")
+GLUE = frozenset("""and what about how ok okay so then also too now same for the question but well hmm oh ah please pls again
+    regarding tho though yes yeah right""".split())
+CORRECTION = re.compile(r"^\W*(?:(?:sorry|oops|no|nope|wait|ah|oh|argh|my bad|typo|actually|err?|um+)\W+)*"
+                        r"i\s+(?:meant|mean|wanted|was asking about|was talking about|asked about)\b", re.I)
+# "the Samuel Bayer one", "the version with X", "the other one", "the original": words that pick among namesakes
+PICKING = frozenset({"one", "version", "other", "original", "remake"})
+ORIGINAL = frozenset({"original", "first", "earliest", "oldest", "older", "classic", "earlier"})
+NEWEST = frozenset({"newest", "newer", "latest", "later", "recent", "modern", "remake", "new", "last"})
+# "name them" after "how many films did X direct?": the films counted
+LIST_THEM = re.compile(r"^\W*(?:(?:ok(?:ay)?|and|so|great|cool)\W+)*(?:(?:can you |could you |please )?(?:name|list|show|tell|give)"
+                       r"(?: me)? (?:them|those|these|the (?:films|movies)|which)(?: (?:ones|all))?|which ones(?: are they)?|what are they)"
+                       r"(?: please)?\W*$", re.I)
+# "who's in The Matrix?" - "which of them was also in John Wick?": the cast the two films share
+ALSO_IN = re.compile(r"^\W*(?:and\s+)?(?:which|who)\s+of\s+(?:them|those|these)(?:\s+(?:people|actors|actresses))?\s+"
+                     r"(?:(?:was|were|is|are|also|both|too|appeared|acted|starred|played)\s+)*in\b", re.I)
+# "any with X?", "which ones have X?": what a filter of the last list may say besides the names
+NARROWING = frozenset("with by starring featuring have has star stars starred in of them those these any anything anyone which ones one".split())
+FILM_NOUNS = frozenset({"film", "films", "movie", "movies", "picture", "pictures"})
+OPEN_SET = frozenset({"any", "anything", "anyone", "which", "ones"})  # "any with X?", "which ones have X?": of the last list
+
+
+def glue_only(plan: Understanding) -> bool:
+    """Whether the message only names its entities, with words that move the conversation to them."""
+    spans = [(e.start, e.end) for e in plan.entities]
+    rest = [t for t, s, e in tokens(plan.text) if not any(a <= s < b for a, b in spans)]
+    return all(t in GLUE for t in rest)
+
+
+def names_only(plan: Understanding) -> bool:
+    """A message that names something and asks nothing about it ("And Heat?", "what about Nolan?")."""
+    return (plan.kind == Kind.FACTUAL and bool(plan.entities) and not plan.asks and not plan.compositional and not plan.missing
+            and not plan.not_found and glue_only(plan))
+
+
+def with_entity(plan: Understanding, at: int, entity: LinkedEntity) -> Understanding:
+    """`plan` about `entity` instead of its entity number `at`: the same relations, the same conditions."""
+    old = plan.entities[at]
+    entities = [replace(entity, text=e.text, start=e.start, end=e.end) if e.iri == old.iri else e for e in plan.entities]
+    constraints = [replace(c, values=tuple(entity.iri if v == old.iri else v for v in c.values),
+                           said=c.said.replace(old.label, entity.label)) for c in plan.constraints]
+    text = plan.text[: old.start] + entity.label + plan.text[old.end :] if old.end > old.start else plan.text
+    return replace(plan, text=text, entities=entities, constraints=constraints, also=[], confidence=max(plan.confidence, 0.5))
+
+
+def replaceable(plan: Understanding, group: str) -> int | None:
+    """The entity of `plan` a new name of `group` would take the place of: the topic of a relation question, or the
+    value of a condition of a films question; None for comparisons, yes/no checks and shared values (two names)."""
+    if plan.kind != Kind.FACTUAL or plan.comparison or plan.shared:
+        return None
+    if plan.verification is not None:  # "Is Brad Dourif in Bride of Chucky?" "what about Fargo?": the same check of Fargo
+        check = plan.verification
+        return next((n for n in (check.topic, check.value) if n is not None and plan.entities[n].group == group), None)
+    if plan.asks and not plan.compositional:
+        ask = plan.asks[0]
+        if ask.after is None and 0 <= ask.topic < len(plan.entities) and plan.entities[ask.topic].group == group:
+            return ask.topic
+        return None
+    if plan.compositional:
+        valued = {v for c in plan.constraints for v in c.values}
+        return next((n for n, e in enumerate(plan.entities) if e.group == group and e.iri in valued), None)
+    return None
+
+
+class FollowUps:
+    """Plan edits that need the graph's labels (one per dialogue)."""
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.labels = agent.kg.labels
+        self.cast = agent.understander.lexicon.relations_of("starred")
+
+    def group(self, iri: str | None) -> str:
+        info = self.labels.info(iri) if iri else None
+        return info[1] if info else ""
+
+    def option(self, iri: str) -> Option:
+        label, _group, _degree, year = self.labels.info(iri) or (iri, "", 0, None)
+        return Option(iri, label, year)
+
+    # --- another topic, the same question ---------------------------------------------------
+
+    def another_topic(self, plan: Understanding, tracker: Tracker) -> Understanding | None:
+        """"And Heat?" / "what about Nolan?": the latest plan about the same kind of topic, about the new one."""
+        if not names_only(plan):
+            return None
+        group = plan.entities[0].group
+        if any(e.group != group for e in plan.entities):
+            return None
+        for earlier, _facts in reversed(tracker.turns()):
+            at = replaceable(earlier, group)
+            if at is None:
+                continue
+            if len(plan.entities) == 1 or (earlier.asks and not earlier.compositional):
+                return self._about_each(earlier, at, plan.entities)
+        return None
+
+    @staticmethod
+    def _about_each(earlier: Understanding, at: int, entities: list[LinkedEntity]) -> Understanding:
+        edited = with_entity(earlier, at, entities[0])
+        if len(entities) == 1:
+            return edited
+        # "and Heat and Ronin?": the same asks about each of them
+        more = [replace(a, topic=len(edited.entities) + k) for k in range(len(entities) - 1) for a in edited.asks if a.topic == at]
+        return replace(edited, text=" / ".join(e.label for e in entities), entities=edited.entities + entities[1:], asks=edited.asks + more)
+
+    # --- corrections ------------------------------------------------------------------------
+
+    def correction(self, plan: Understanding, text: str, tracker: Tracker) -> Understanding | str | None:
+        """"Sorry, I meant X", "no, the one with <actor>", "the 1996 one", "the other one": the last plan about what the
+        user meant. A string when the last question named nothing the graph has: that question with the name said now,
+        to read again (there was no plan to edit)."""
+        turns = tracker.turns()
+        if not turns or plan.asks or plan.compositional:
+            return None  # (a message that asks something of its own is that question)
+        earlier, _facts = turns[-1]
+        said_so = bool(CORRECTION.search(text))
+        words = [t for t, _, _ in tokens(text)]
+        picking = said_so or bool(PICKING & set(words))
+        if not picking:
+            return None
+        if earlier.kind == Kind.UNKNOWN and earlier.not_found and plan.entities and said_so:
+            return self._named_now(earlier, plan.entities[0])
+        topic = _topic_film(earlier)
+        if topic is not None:
+            at, film = topic
+            options = [Option(film.iri, film.label, film.year)] + [Option(a["iri"], a["label"], a.get("year")) for a in film.alternatives
+                                                                   if a.get("group", "film") == "film"]
+            if len(options) >= 2:
+                chosen = self.pick(options, text, plan, exclude=film.iri)
+                if chosen is not None:
+                    kept = [_described(o) for o in options if o.iri != chosen.iri]
+                    return with_entity(earlier, at, replace(chosen.entity(), alternatives=kept, selected_by="correction"))
+                others = [o for o in options if o.iri != film.iri]
+                if "other" in words and len(others) > 1:  # "the other one" of several: which of the others (the dialogue asks)
+                    return with_entity(earlier, at, replace(others[0].entity(), alternatives=[_described(o) for o in others[1:]]))
+        if not said_so or not plan.entities:
+            return None
+        named = plan.entities[0]
+        films = [e for e in plan.entities if e.group == "film"]
+        if films and len(plan.entities) > 1:  # "I meant The Heat, the Sandra Bullock one": the film the person tells apart
+            named = films[0]
+        at = replaceable(earlier, named.group)
+        return with_entity(earlier, at, named) if at is not None else None
+
+    def _named_now(self, earlier: Understanding, named: LinkedEntity) -> str | None:
+        missing = earlier.not_found[0]
+        at = earlier.text.lower().find(missing.lower())
+        if at < 0:
+            return None
+        before = re.sub(r"\b(?:the|a|an)\s+$", "", earlier.text[:at], flags=re.I)  # "The Glass Harbour"
+        return before + named.label + earlier.text[at + len(missing) :]
+
+    def pick(self, options: list[Option], text: str, plan: Understanding | None, exclude: str = "") -> Option | None:
+        """The option the words choose: a year, a person of one of the films, "the original" / "the newer one",
+        "the other one" (of two)."""
+        years = {int(y) for y in YEAR.findall(text)}
+        by_year = [o for o in options if o.year in years]
+        if len(by_year) == 1:
+            return by_year[0]
+        if plan is not None:
+            for person in (e for e in plan.entities if e.group == "person"):
+                linked = self.linked(options, person.iri)
+                if len(linked) == 1:
+                    return linked[0]
+        words = {t for t, _, _ in tokens(text)}
+        dated = [o for o in options if o.year]
+        if dated and words & NEWEST:
+            return max(dated, key=lambda o: o.year)
+        if dated and words & ORIGINAL:
+            return min(dated, key=lambda o: o.year)
+        if "other" in words and exclude:
+            others = [o for o in options if o.iri != exclude]
+            if len(others) == 1:
+                return others[0]
+        return None
+
+    def linked(self, options: list[Option], person: str) -> list[Option]:
+        rows = self.agent.kg.graph.select(queries.films_linked_to([o.iri for o in options], person))
+        films = {r["film"].value for r in rows if r.get("film") is not None}
+        return [o for o in options if o.iri in films]
+
+    # --- the conversation's films -------------------------------------------------------------
+
+    def over_the_list(self, plan: Understanding, text: str, tracker: Tracker) -> Understanding:
+        """A superlative, count or filter said without its films right after a list of films ("which is longest",
+        "and the shortest?", "any with X?") is about that list, unless it says it means all films ("... ever")."""
+        if not plan.compositional or plan.comparison or plan.verification or plan.shared or plan.also:
+            return plan
+        if any(c.op in ("earlier", "not_earlier", "among") for c in plan.constraints) or GLOBAL_SCOPE.search(text):
+            return plan
+        turns = tracker.turns()
+        words = [t for t, _, _ in tokens(text)]
+        if not turns or FILM_NOUNS & set(words):
+            return plan  # "what is the longest film?", "any films with X?": a question of its own
+        listed = len([a for a in turns[-1][1].answers if self.group(a.iri) == "film"]) >= 2
+        aggregated = plan.aggregate is not None and plan.aggregate.op in ("max", "min", "count") and not plan.asks
+        # ("which is longest" with no list before: which films is asked back, never answered about all films)
+        if not plan.constraints and aggregated or listed and plan.constraints and words and words[0] in OPEN_SET:
+            return replace(plan, constraints=[*plan.constraints, Constraint((), "earlier", (), "of those films")])
+        return plan
+
+    def resolve_sets(self, plan: Understanding, tracker: Tracker) -> Understanding | str:
+        """The plan with "of those" / "other" conditions turned into the films the conversation is about; a string
+        (what to say instead) when it points at films the conversation never listed."""
+        if not any(c.op in ("earlier", "not_earlier") for c in plan.constraints):
+            return plan
+        constraints = []
+        for c in plan.constraints:
+            if c.op == "earlier" and (whole := self._cut_list_conditions(tracker)):
+                constraints += whole  # "which of those are from the 70s?" after 25 of 80 crime films: all 80, not the 25 shown
+                continue
+            if c.op == "earlier":
+                films = tracker.last_films(self.group)
+                turns = tracker.turns()
+                if len(films) < 2 and turns and len(turns[-1][1].answers) >= 2:
+                    return "I can only compare films that way, and my last answer was not a list of films."
+                if len(films) < 2:
+                    return ("Which films do you mean? Ask me for some first, for example \"Which films did Christopher Nolan direct?\", "
+                            "then \"which of those is the longest?\"")
+                constraints.append(replace(c, op="among", values=tuple(films)))
+            elif c.op == "not_earlier":
+                named = self._named_films(plan, tracker)
+                if named:
+                    constraints.append(replace(c, op="not_among", values=tuple(named)))
+            else:
+                constraints.append(c)
+        return replace(plan, constraints=constraints)
+
+    @staticmethod
+    def _cut_list_conditions(tracker: Tracker) -> list[Constraint]:
+        """The conditions of the last answer when it listed only part of the films that meet them (the best known 25 of
+        80): "those" are all of them. Empty when the last answer listed every film it found, or was no such list."""
+        turns = tracker.turns()
+        if not turns:
+            return []
+        plan, facts = turns[-1]
+        if not isinstance(facts.result, FilmsResult) or facts.result.total <= len(facts.answers):
+            return []
+        if any(c.op.conversational for c in plan.constraints):
+            return []  # a list that was itself drawn from earlier films: those films are what it listed
+        return list(plan.constraints)
+
+    def _named_films(self, plan: Understanding, tracker: Tracker) -> list[str]:
+        """The films this message and the previous turn named or answered, and the film the conversation is about
+        ("any other films together?", "what else did Ridley Scott direct?" after three questions about Alien)."""
+        iris = [e.iri for e in plan.entities]
+        turns = tracker.turns()
+        if turns:
+            earlier, facts = turns[-1]
+            iris += [e.iri for e in earlier.entities] + [a.iri for a in facts.answers if a.iri]
+        film = tracker.last_entity("film", self.group)
+        if film is not None:
+            iris.append(film.iri)
+        return [iri for iri in dict.fromkeys(iris) if self.group(iri) == "film"]
+
+    def without_earlier(self, plan: Understanding, tracker: Tracker) -> Understanding:
+        """'What else' / 'which other': the asks leave out the films the conversation was about (the agent leaves
+        out those the message names itself)."""
+        if not any(a.others for a in plan.asks) or plan.compositional:
+            return plan
+        named = tuple(self._named_films(plan, tracker))
+        asks = [replace(a, excluded=tuple(dict.fromkeys(a.excluded + named))) if a.others else a for a in plan.asks]
+        return replace(plan, asks=asks)
+
+    def narrowed(self, plan: Understanding, text: str, tracker: Tracker) -> Understanding | None:
+        """"Any with Neil Affleck?", "which ones have X?" right after a list of films: those of them with the person (in
+        any role), a plan over the last list."""
+        words = [t for t, _, _ in tokens(text)]
+        if not words or words[0] not in OPEN_SET or plan.kind != Kind.FACTUAL or plan.asks or plan.compositional:
+            return None
+        people = [e for e in plan.entities if e.group == "person"]
+        turns = tracker.turns()
+        if not people or len(people) != len(plan.entities) or not turns:
+            return None
+        if len([a for a in turns[-1][1].answers if self.group(a.iri) == "film"]) < 2:
+            return None
+        spans = [(e.start, e.end) for e in plan.entities]
+        if any(t not in GLUE | NARROWING for t, s, _ in tokens(plan.text) if not any(a <= s < b for a, b in spans)):
+            return None
+        composer = self.agent.understander.composer
+        constraints = [Constraint(tuple(sorted(composer.roles_of(p))), "in", (p.iri,), p.label) for p in people]
+        if not all(c.relations for c in constraints):
+            return None
+        constraints.append(Constraint((), "earlier", (), "of those films"))
+        return replace(plan, constraints=constraints, unclear="", confidence=1.0)
+
+    # --- lists ------------------------------------------------------------------------------
+
+    def list_them(self, text: str, tracker: Tracker) -> Understanding | None:
+        """"Name them" after "how many films did Haneke direct?": the same plan, listing what it counted."""
+        earlier = tracker.last_plan()
+        if earlier is None or not LIST_THEM.match(text):
+            return None
+        if earlier.aggregate is not None and earlier.aggregate.op == "count":
+            return replace(earlier, aggregate=None)
+        return None
+
+    def also_in(self, plan: Understanding, text: str, tracker: Tracker) -> Understanding | None:
+        """"Which of them was also in John Wick?" after the cast of a film: the cast both films share."""
+        turns = tracker.turns()
+        if not turns or not ALSO_IN.match(text):
+            return None
+        earlier, facts = turns[-1]
+        films = [e for e in plan.entities if e.group == "film"]
+        cast = (len(earlier.asks) == 1 and len(earlier.chain) == 1 and earlier.chain[0].to_value and earlier.chain[0].relation in self.cast
+                and earlier.entities and earlier.entities[0].group == "film"
+                and sum(self.group(a.iri) == "person" for a in facts.answers) >= 2)
+        if not films or not cast:
+            return None
+        chain = (Hop(earlier.chain[0].relation, True),)
+        return Understanding(text, Kind.FACTUAL, chain, [earlier.entities[0], films[0]], 1.0, asks=[Ask(chain, 0), Ask(chain, 1)],
+                             shared=Shared(chain, (0, 1)))
+
+
+def _described(option: Option) -> dict:
+    """An option as a linked entity lists its namesakes."""
+    return {"iri": option.iri, "label": option.label, "year": option.year, "group": "film"}
+
+
+def _topic_film(plan: Understanding) -> tuple[int, LinkedEntity] | None:
+    """(index, entity) of the film `plan` was about, when it was about one."""
+    if plan.asks and plan.asks[0].after is None and 0 <= plan.asks[0].topic < len(plan.entities):
+        entity = plan.entities[plan.asks[0].topic]
+        if entity.group == "film":
+            return plan.asks[0].topic, entity
+    films = [(n, e) for n, e in enumerate(plan.entities) if e.group == "film"]
+    return films[0] if len(films) == 1 else None

@@ -1,0 +1,246 @@
+"""The conversation state of one room: typed events, the way Rasa's tracker keeps a dialogue.
+
+Everything the dialogue remembers is an `Event` appended to the room's `Tracker`: what the user
+said, the plan it was read into (after the conversation's edits), the facts that answered it, a
+clarification the bot asked and the choice that answered it, films the user likes or has seen, and
+a reset. What a follow-up may point back at — the last film, person, list, plan — is read from the
+events (`referents`, `last_films`, `turns`); nothing else is kept on the side. The tracker is plain
+data: it goes to JSON and back with bot.core.contracts.to_data / from_data, so replicas that share
+a room's memory (bot/dialogue/memory_store.py) go on with its follow-ups.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from bot.core.contracts import Conversation, Facts, LinkedEntity, Referents, Understanding
+
+MAX_LIKED = 12  # films remembered as liked (or seen), newest kept
+MAX_PLURAL_REFERENTS = 5  # "they" stands for at most this many answers
+KEEP_TURNS = 20  # answered turns kept; older events are dropped (liked and seen films are kept as the latest lists)
+LOOK_BACK = 4  # turns searched for the films "those" points at
+
+
+class Act(StrEnum):
+    """What an event records."""
+
+    MESSAGE = "message"  # the user's words
+    PLAN = "plan"  # the plan the message was read into, after the conversation's edits
+    RESULT = "result"  # the facts that answered the plan before it
+    CLARIFY = "clarify"  # the bot asked which entity was meant (`options`; `plan` waits for the choice)
+    CHOSEN = "chosen"  # the user chose one of the options
+    LIKED = "liked"  # the films the user likes, all of them (the latest such event holds the list)
+    SEEN = "seen"  # the films the user has seen, all of them
+    RESET = "reset"  # the user started over: nothing before it is referred to
+
+
+@dataclass
+class Option:
+    """One entity the user may have meant."""
+
+    iri: str
+    label: str
+    year: int | None
+
+    def display(self) -> str:
+        return f"{self.label} ({self.year})" if self.year else self.label
+
+    def entity(self, group: str = "film") -> LinkedEntity:
+        return LinkedEntity(self.label, self.iri, self.label, 100.0, group, year=self.year)
+
+
+@dataclass
+class Event:
+    """One thing that happened in the conversation (`act` says which; the other fields as it needs them)."""
+
+    act: str  # an Act
+    text: str = ""
+    plan: Understanding | None = None
+    facts: Facts | None = None
+    options: list[Option] = field(default_factory=list)
+    at: int = -1  # CLARIFY: the index of the ambiguous entity in `plan.entities`
+    called: dict[str, str] = field(default_factory=dict)  # PLAN: people the message called "he" or "she" (IRI -> the word)
+
+
+@dataclass
+class Tracker:
+    """One room's conversation as events, oldest first."""
+
+    room: str = ""
+    events: list[Event] = field(default_factory=list)
+
+    # --- recording -----------------------------------------------------------------------
+
+    def said(self, text: str) -> None:
+        self.events.append(Event(Act.MESSAGE, text=text))
+
+    def answered(self, plan: Understanding, facts: Facts, called: dict[str, str] | None = None) -> None:
+        """A plan and the facts that answered it: a turn later messages may refer to (`called`: the people the message
+        referred to as "he" or "she", by IRI)."""
+        self.events += [Event(Act.PLAN, plan=plan, called=dict(called or {})), Event(Act.RESULT, facts=facts)]
+        self._trim()
+
+    def asked_back(self, plan: Understanding, at: int, options: list[Option]) -> None:
+        self.events.append(Event(Act.CLARIFY, plan=plan, options=options, at=at))
+
+    def chose(self, option: Option) -> None:
+        self.events.append(Event(Act.CHOSEN, options=[option]))
+
+    def likes(self, films: list[Option]) -> None:
+        """Films the user said they like, added to those liked before (the newest MAX_LIKED are kept)."""
+        self.events.append(Event(Act.LIKED, options=_merged(self.liked(), films)))
+
+    def starts_liking(self, films: list[Option]) -> None:
+        """A request that names its own films starts a new list of liked films."""
+        self.events.append(Event(Act.LIKED, options=films[-MAX_LIKED:]))
+
+    def has_seen(self, films: list[Option]) -> None:
+        self.events.append(Event(Act.SEEN, options=_merged(self.seen(), films)))
+
+    def reset(self) -> None:
+        self.events = [Event(Act.RESET)]
+
+    def _trim(self) -> None:
+        plans = [n for n, e in enumerate(self.events) if e.act == Act.PLAN]
+        if len(plans) <= KEEP_TURNS:
+            return
+        cut = plans[-KEEP_TURNS]
+        kept_lists = [e for e in (self._latest(Act.LIKED, cut), self._latest(Act.SEEN, cut)) if e is not None]
+        self.events = kept_lists + self.events[cut:]
+
+    def _latest(self, act: Act, before: int | None = None) -> Event | None:
+        return next((e for e in reversed(self.events[:before]) if e.act == act), None)
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def _since_reset(self) -> list[Event]:
+        last = max((n for n, e in enumerate(self.events) if e.act == Act.RESET), default=-1)
+        return self.events[last + 1 :]
+
+    def turns(self) -> list[tuple[Understanding, Facts]]:
+        """The answered turns since the last reset, oldest first: (plan, facts)."""
+        events = self._since_reset()
+        return [(e.plan, n.facts) for e, n in zip(events, events[1:]) if e.act == Act.PLAN and n.act == Act.RESULT
+                and e.plan is not None and n.facts is not None]
+
+    def conversation(self) -> Conversation:
+        """The turns as the agent's handlers read them (bot.core.contracts.Conversation)."""
+        return Conversation(self.room, self.turns())
+
+    def pending(self) -> Event | None:
+        """The clarification the bot asked last, when the user has not said anything since."""
+        last = self.events[-1] if self.events else None
+        return last if last is not None and last.act == Act.CLARIFY else None
+
+    def liked(self) -> list[Option]:
+        latest = next((e for e in reversed(self._since_reset()) if e.act == Act.LIKED), None)
+        return list(latest.options) if latest is not None else []
+
+    def seen(self) -> list[Option]:
+        latest = next((e for e in reversed(self._since_reset()) if e.act == Act.SEEN), None)
+        return list(latest.options) if latest is not None else []
+
+    def last_plan(self) -> Understanding | None:
+        turns = self.turns()
+        return turns[-1][0] if turns else None
+
+    def referents(self, group_of) -> Referents:
+        """What pronouns of the next message may point at; `group_of(iri)`: an entity's class group ("" if unknown)."""
+        turns = self.turns()
+        if not turns:
+            return Referents()
+        called: dict[str, str] = {}
+        for event in self._since_reset():
+            called.update(event.called)
+        people = list(self._recent("person", group_of))
+        return Referents(film=self.last_entity("film", group_of), person=people[0] if people else None,
+                         he=next((p for p in people if called.get(p.iri) != "she"), None),
+                         she=next((p for p in people if called.get(p.iri) != "he"), None),
+                         answers=tuple(self._last_answers(group_of)), people=tuple(people[:2]), films=tuple(self._two_films(group_of)),
+                         topic=self._topic(group_of))
+
+    def last_entity(self, group: str, group_of) -> LinkedEntity | None:
+        """The entity of `group` the conversation was last about: a single answer, else an entity of the plan."""
+        return next(self._recent(group, group_of), None)
+
+    def _recent(self, group: str, group_of):
+        """The distinct entities of `group` the conversation was about, the latest first: per turn its single answer,
+        then the entities of its plan."""
+        seen = set()
+        for plan, facts in reversed(self.turns()):
+            answers = [a for a in facts.answers if a.iri]
+            found = [_entity(answers[0].iri, answers[0].label, group)] if (
+                len(answers) == 1 and len(facts.answers) == 1 and group_of(answers[0].iri) == group) else []
+            found += [_pinned(e) for e in plan.entities if e.group == group]
+            for entity in found:
+                if entity.iri not in seen:
+                    seen.add(entity.iri)
+                    yield entity
+
+    def _last_answers(self, group_of) -> list[LinkedEntity]:
+        """The previous turn's answers when "they" can mean them: one person, or two to a few entities of one kind
+        ("Who wrote Central Station?" "Did they also act in it?")."""
+        _plan, facts = self.turns()[-1]
+        found = [(a, group_of(a.iri)) for a in facts.answers if a.iri and group_of(a.iri)]
+        groups = {g for _, g in found}
+        if len(found) == 1 and groups == {"person"} or 2 <= len(found) <= MAX_PLURAL_REFERENTS and len(groups) == 1:
+            return [_entity(a.iri, a.label, g) for a, g in found]
+        return []
+
+    def _two_films(self, group_of) -> list[LinkedEntity]:
+        """The two films the last turns were about, when the last turns were about exactly two ("... and Fargo?" "who shot
+        both?"); none when the last answer listed films."""
+        gathered: list[LinkedEntity] = []
+        for plan, facts in reversed(self.turns()[-LOOK_BACK:]):
+            answered = [_entity(a.iri, a.label, "film") for a in facts.answers if a.iri and group_of(a.iri) == "film"]
+            if len(answered) >= 2:
+                return answered if len(answered) == 2 and not gathered else []
+            for entity in [*(_pinned(e) for e in plan.entities if e.group == "film"), *answered]:
+                if entity.iri not in {g.iri for g in gathered}:
+                    gathered.append(entity)
+            if len(gathered) >= 2:
+                return gathered[:2][::-1]  # in the order they were talked about
+        return []
+
+    def _topic(self, group_of) -> LinkedEntity | None:
+        """What a follow-up that names nothing asks about: the topic of the last relation question, or the film a
+        composition answered ("which of those is based on a play?" "which play?")."""
+        plan, facts = self.turns()[-1]
+        if not plan.compositional and plan.asks and plan.entities:
+            ask = plan.asks[0]
+            if ask.after is None and 0 <= ask.topic < len(plan.entities):
+                return _pinned(plan.entities[ask.topic])
+        if not plan.asks and len(plan.entities) == 1 and not plan.compositional:
+            return _pinned(plan.entities[0])  # "tell me about X" read as a topic only
+        return self.last_entity("film", group_of)
+
+    def last_films(self, group_of, look_back: int = LOOK_BACK) -> list[str]:
+        """The films "those" points at: the last answer that listed films, else the films the last few turns
+        were about ("Who directed X?" "And Y?" "Which one is longer?")."""
+        gathered: list[str] = []
+        for plan, facts in reversed(self.turns()[-look_back:]):
+            answered = [a.iri for a in facts.answers if a.iri and group_of(a.iri) == "film"]
+            answered = list(dict.fromkeys(answered))
+            if len(answered) >= 2 and not gathered:
+                return answered
+            for iri in [e.iri for e in plan.entities if e.group == "film"] + answered:
+                if iri not in gathered:
+                    gathered.append(iri)
+            if len(gathered) >= 2:
+                return gathered
+        return gathered
+
+
+def _merged(earlier: list[Option], films: list[Option]) -> list[Option]:
+    new = {o.iri for o in films}
+    return ([o for o in earlier if o.iri not in new] + films)[-MAX_LIKED:]
+
+
+def _entity(iri: str, label: str, group: str) -> LinkedEntity:
+    return LinkedEntity(label, iri, label, 100.0, group)
+
+
+def _pinned(entity: LinkedEntity) -> LinkedEntity:
+    """The entity as a later message refers to it: itself, with no namesakes left to ask about."""
+    return LinkedEntity(entity.label, entity.iri, entity.label, 100.0, entity.group, year=entity.year)
