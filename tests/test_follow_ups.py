@@ -24,7 +24,7 @@ class Graph:
 
 
 AGENT = SimpleNamespace(
-    kg=SimpleNamespace(labels=SimpleNamespace(info=INFO.get), graph=Graph()),
+    kg=SimpleNamespace(labels=SimpleNamespace(info=INFO.get, lookup=lambda norm: []), graph=Graph()),
     understander=SimpleNamespace(lexicon=SimpleNamespace(relations_of=lambda word: frozenset({"cast_member"}) if word == "starred" else frozenset()),
                                  composer=SimpleNamespace(roles_of=lambda entity: {"cast_member"})),
 )

@@ -12,8 +12,19 @@ GROUPS = {"f:heat": "film", "f:ronin": "film", "f:casino": "film", "p:mann": "pe
           "g:crime": "genre"}
 
 
-def group_of(iri: str | None) -> str:
-    return GROUPS.get(iri or "", "")
+class Kinds:
+    """The class groups of the entities above; no namesakes."""
+
+    @staticmethod
+    def group(iri: str | None) -> str:
+        return GROUPS.get(iri or "", "")
+
+    @staticmethod
+    def namesake(entity: LinkedEntity, group: str) -> LinkedEntity | None:
+        return None
+
+
+KINDS = Kinds()
 
 
 def entity(iri: str, label: str, group: str | None = None, **more) -> LinkedEntity:
@@ -36,7 +47,7 @@ MANN, DENIRO, PACINO = entity("p:mann", "Michael Mann"), entity("p:deniro", "Rob
 def test_a_single_answer_is_what_he_refers_to_and_the_question_topic_what_it_refers_to():
     tracker = Tracker("room")
     tracker.answered(asked(HEAT), answers(("p:mann", "Michael Mann")))
-    referents = tracker.referents(group_of)
+    referents = tracker.referents(KINDS)
     assert referents.film.iri == "f:heat" and referents.he.iri == "p:mann" and referents.she.iri == "p:mann"
     assert referents.topic.iri == "f:heat"
     assert [a.iri for a in referents.answers] == ["p:mann"]  # a singular "they"
@@ -46,7 +57,7 @@ def test_the_latest_turn_wins_and_several_answers_are_no_single_referent():
     tracker = Tracker()
     tracker.answered(asked(HEAT), answers(("p:mann", "Michael Mann")))
     tracker.answered(asked(RONIN, "cast_member"), answers(("p:deniro", "Robert De Niro"), ("p:pacino", "Al Pacino")))
-    referents = tracker.referents(group_of)
+    referents = tracker.referents(KINDS)
     assert referents.film.iri == "f:ronin"
     assert referents.person.iri == "p:mann"  # two cast members answered: not one person; the one before is
     assert [a.iri for a in referents.answers] == ["p:deniro", "p:pacino"]  # "did they ..."
@@ -57,7 +68,7 @@ def test_a_person_called_she_is_not_who_he_means():
     tracker.answered(asked(HEAT), answers(("p:mann", "Michael Mann")))
     tracker.answered(asked(MANN, "cast_member", to_value=False), answers(("f:heat", "Heat"), ("f:ronin", "Ronin")), called={"p:deniro": "she"})
     tracker.answered(asked(DENIRO, "director", to_value=False), answers(("f:casino", "Casino"), ("f:ronin", "Ronin")), called={"p:deniro": "she"})
-    referents = tracker.referents(group_of)
+    referents = tracker.referents(KINDS)
     assert referents.she.iri == "p:deniro"
     assert referents.he.iri == "p:mann"  # the user called De Niro "she": "he" is the person before him
 
@@ -66,18 +77,18 @@ def test_two_films_talked_about_are_what_both_refers_to():
     tracker = Tracker()
     tracker.answered(asked(HEAT), answers(("p:mann", "Michael Mann")))
     tracker.answered(asked(RONIN), answers(("p:frankenheimer", "John Frankenheimer")))
-    assert [f.iri for f in tracker.referents(group_of).films] == ["f:heat", "f:ronin"]
+    assert [f.iri for f in tracker.referents(KINDS).films] == ["f:heat", "f:ronin"]
     tracker.answered(asked(MANN, "director", to_value=False), answers(("f:heat", "Heat"), ("f:ronin", "Ronin"), ("f:casino", "Casino")))
-    assert tracker.referents(group_of).films == ()  # after a list of three, "both" points at no two films
+    assert tracker.referents(KINDS).films == ()  # after a list of three, "both" points at no two films
 
 
 def test_those_are_the_films_of_the_last_list_or_else_of_the_last_turns():
     tracker = Tracker()
     tracker.answered(asked(HEAT), answers(("p:mann", "Michael Mann")))
     tracker.answered(asked(RONIN), answers(("p:frankenheimer", "John Frankenheimer")))
-    assert tracker.last_films(group_of) == ["f:ronin", "f:heat"]
+    assert tracker.last_films(KINDS) == ["f:ronin", "f:heat"]
     tracker.answered(asked(DENIRO, "cast_member", to_value=False), answers(("f:casino", "Casino"), ("f:heat", "Heat")))
-    assert tracker.last_films(group_of) == ["f:casino", "f:heat"]
+    assert tracker.last_films(KINDS) == ["f:casino", "f:heat"]
 
 
 def test_a_reset_forgets_the_turns_and_the_liked_films():
@@ -85,7 +96,7 @@ def test_a_reset_forgets_the_turns_and_the_liked_films():
     tracker.likes([Option("f:heat", "Heat", 1995)])
     tracker.answered(asked(HEAT), answers(("p:mann", "Michael Mann")))
     tracker.reset()
-    assert tracker.turns() == [] and tracker.liked() == [] and tracker.referents(group_of).film is None
+    assert tracker.turns() == [] and tracker.liked() == [] and tracker.referents(KINDS).film is None
 
 
 def test_liked_films_accumulate_newest_last_and_a_fresh_list_replaces_them():
@@ -128,5 +139,20 @@ def test_the_state_goes_to_json_and_back_as_it_was():
     tracker.asked_back(asked(HEAT), 0, [Option("f:heat", "Heat", 1995)])
     again = from_data(Tracker, json.loads(json.dumps(to_data(tracker))))
     assert again == tracker
-    assert again.referents(group_of) == tracker.referents(group_of)
+    assert again.referents(KINDS) == tracker.referents(KINDS)
     assert again.pending().options[0].year == 1995 and isinstance(again.turns()[0][0].chain[0], Hop)
+
+
+def test_it_after_a_topic_named_like_a_film_is_that_film():
+    class WithNamesakes(Kinds):
+        @staticmethod
+        def namesake(entity: LinkedEntity, group: str) -> LinkedEntity | None:
+            return entity_like if group == "film" and entity.label == "Coraline" else None
+
+    entity_like = LinkedEntity("Coraline", "f:coraline", "Coraline", 100.0, "film")
+    novel = LinkedEntity("Coraline", "w:coraline", "Coraline", 100.0, "work")
+    tracker = Tracker()
+    tracker.answered(asked(HEAT), answers(("p:mann", "Michael Mann")))
+    tracker.answered(Understanding("tell me about Coraline", Kind.FACTUAL, entities=[novel]), Facts(Kind.FACTUAL, ""))
+    assert tracker.referents(WithNamesakes()).film.iri == "f:coraline"
+    assert tracker.referents(KINDS).film.iri == "f:heat"

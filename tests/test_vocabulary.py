@@ -29,6 +29,7 @@ def test_no_word_is_written_twice_in_one_class_or_set():
 def test_every_word_class_is_read_somewhere():
     data = vocabulary._data()
     used = {e[1:] for entries in data["sets"].values() for e in entries if e.startswith("@")}
+    used |= {w[1:] for phrase in _strings(data.get("referring", {})) for w in phrase.split() if w.startswith("@")}  # "that @person_nouns"
     source = "".join(p.read_text(encoding="utf-8") for p in vocabulary.Path(vocabulary.__file__).parent.rglob("*.py"))
     unread = [name for name in data["classes"] if name not in used and f'"{name}"' not in source]
     assert unread == []
@@ -45,3 +46,14 @@ def test_the_speller_corrects_one_slip_and_keeps_the_first_letter():
 
 def test_number_words_are_numbers():
     assert vocabulary.NUMBER_WORDS["two"] == 2 and vocabulary.NUMBER_WORDS["ten"] == 10
+
+
+def _strings(value) -> list[str]:
+    """Every string inside nested tables and lists of vocabulary.toml."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []

@@ -79,7 +79,7 @@ class Dialogue:
         notes: dict = {}
         if pending is not None and (chosen := _choose(pending.options, text)) is not None:
             return _with_note(self._chosen(pending, chosen, tracker, notes), notes)
-        reading = self.agent.read(text, tracker.referents(self.follow.group))
+        reading = self.agent.read(text, tracker.referents(self.follow))
         plan = reading.plan
         referred = [said for step in reading.steps for said in step.detail.get("referents", ())]
         if referred:
@@ -101,7 +101,7 @@ class Dialogue:
         edited = self._follow_up(plan, text, tracker, notes)
         if isinstance(edited, str):  # the previous question again, with the name said now: read as a question of its own
             notes["edit"] = f"asked again: {edited}"
-            reading = self.agent.read(edited, tracker.referents(self.follow.group))
+            reading = self.agent.read(edited, tracker.referents(self.follow))
             edited = reading.plan if reading.plan is not None else plan
         plan = self.follow.without_earlier(edited, tracker)
         sets = self.follow.resolve_sets(plan, tracker)
@@ -220,7 +220,7 @@ class Dialogue:
             return edited
         if isinstance(edited, str):  # "who directed the second one?": the question about that pick
             notes["edit"] = f"about a pick: {edited}"
-            again = self.agent.read(edited, tracker.referents(self.follow.group))
+            again = self.agent.read(edited, tracker.referents(self.follow))
             return self._answered(self.agent.respond(again, tracker.conversation()), tracker, notes)
         request = edited.recommendation
         named = [Option(e.iri, e.label, e.year) for e in edited.entities if e.group == "film" and any(e.iri in s.iris for s in request.seeds)]
@@ -262,7 +262,7 @@ class Dialogue:
                 continue
             chosen = self._pinned(pending, linked[0])
             # "sorry, I meant the Kenneth Branagh one. how long is it?": the choice, and a question of its own about it
-            again = self.agent.read(reading.text, replace(tracker.referents(self.follow.group), film=chosen, topic=chosen))
+            again = self.agent.read(reading.text, replace(tracker.referents(self.follow), film=chosen, topic=chosen))
             own = again.plan is not None and again.plan.kind == Kind.FACTUAL and (again.plan.asks or again.plan.compositional) and any(
                 e.iri == chosen.iri for e in again.plan.entities)
             if not own:

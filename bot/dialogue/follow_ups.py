@@ -24,7 +24,7 @@ from dataclasses import replace
 from bot.core.contracts import Ask, Constraint, Hop, LinkedEntity, Shared, Understanding
 from bot.core.kinds import Kind
 from bot.core.results import FilmsResult
-from bot.core.text import YEAR, tokens
+from bot.core.text import YEAR, normalize, tokens
 from bot.dialogue.tracker import Option, Tracker
 from bot.kg import queries
 from bot.understanding.constructions.superlative import GLOBAL_SCOPE
@@ -58,10 +58,16 @@ def glue_only(plan: Understanding) -> bool:
     return all(t in GLUE for t in rest)
 
 
+def asks_nothing(plan: Understanding) -> bool:
+    """Whether the plan only names its entity (on its own the reader takes "Heat?" for an overview of Heat; in a
+    conversation it may be the last question again, or a correction of it)."""
+    return not plan.asks and not plan.compositional or plan.overview is not None and len(plan.entities) == 1
+
+
 def names_only(plan: Understanding) -> bool:
-    """A message that names something and asks nothing about it ("And Heat?", "what about Nolan?")."""
-    return (plan.kind == Kind.FACTUAL and bool(plan.entities) and not plan.asks and not plan.compositional and not plan.missing
-            and not plan.not_found and glue_only(plan))
+    """A message that names something and asks nothing else about it ("And Heat?", "what about Nolan?")."""
+    return (plan.kind == Kind.FACTUAL and bool(plan.entities) and asks_nothing(plan) and not plan.missing and not plan.not_found
+            and glue_only(plan))
 
 
 def with_entity(plan: Understanding, at: int, entity: LinkedEntity) -> Understanding:
@@ -82,6 +88,8 @@ def replaceable(plan: Understanding, group: str) -> int | None:
     if plan.verification is not None:  # "Is Brad Dourif in Bride of Chucky?" "what about Fargo?": the same check of Fargo
         check = plan.verification
         return next((n for n in (check.topic, check.value) if n is not None and plan.entities[n].group == group), None)
+    if plan.overview is not None:  # "tell me about Alien" "and Heat?"
+        return plan.overview.topic if plan.entities[plan.overview.topic].group == group else None
     if plan.asks and not plan.compositional:
         ask = plan.asks[0]
         if ask.after is None and 0 <= ask.topic < len(plan.entities) and plan.entities[ask.topic].group == group:
@@ -104,6 +112,14 @@ class FollowUps:
     def group(self, iri: str | None) -> str:
         info = self.labels.info(iri) if iri else None
         return info[1] if info else ""
+
+    def namesake(self, entity: LinkedEntity, group: str) -> LinkedEntity | None:
+        """The best-known entity of `group` labelled as `entity` ("Coraline" the film for "Coraline" the novel)."""
+        ids = [i for i in self.labels.lookup(normalize(entity.label)) if self.labels.groups[i] == group]
+        if not ids:
+            return None
+        i = max(ids, key=lambda i: self.labels.degree[i])
+        return LinkedEntity(self.labels.labels[i], self.labels.iris[i], self.labels.labels[i], 100.0, group, year=self.labels.years[i])
 
     def option(self, iri: str) -> Option:
         label, _group, _degree, year = self.labels.info(iri) or (iri, "", 0, None)
@@ -142,7 +158,7 @@ class FollowUps:
         user meant. A string when the last question named nothing the graph has: that question with the name said now,
         to read again (there was no plan to edit)."""
         turns = tracker.turns()
-        if not turns or plan.asks or plan.compositional:
+        if not turns or not asks_nothing(plan):
             return None  # (a message that asks something of its own is that question)
         earlier, _facts = turns[-1]
         said_so = bool(CORRECTION.search(text))
@@ -242,7 +258,7 @@ class FollowUps:
                 constraints += whole  # "which of those are from the 70s?" after 25 of 80 crime films: all 80, not the 25 shown
                 continue
             if c.op == "earlier":
-                films = tracker.last_films(self.group)
+                films = tracker.last_films(self)
                 turns = tracker.turns()
                 if len(films) < 2 and turns and len(turns[-1][1].answers) >= 2:
                     return "I can only compare films that way, and my last answer was not a list of films."
@@ -280,7 +296,7 @@ class FollowUps:
         if turns:
             earlier, facts = turns[-1]
             iris += [e.iri for e in earlier.entities] + [a.iri for a in facts.answers if a.iri]
-        film = tracker.last_entity("film", self.group)
+        film = tracker.last_entity("film", self)
         if film is not None:
             iris.append(film.iri)
         return [iri for iri in dict.fromkeys(iris) if self.group(iri) == "film"]

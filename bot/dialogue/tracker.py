@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Protocol
 
 from bot.core.contracts import Conversation, Facts, LinkedEntity, Referents, Understanding
 
@@ -20,6 +21,16 @@ MAX_LIKED = 12  # films remembered as liked (or seen), newest kept
 MAX_PLURAL_REFERENTS = 5  # "they" stands for at most this many answers
 KEEP_TURNS = 20  # answered turns kept; older events are dropped (liked and seen films are kept as the latest lists)
 LOOK_BACK = 4  # turns searched for the films "those" points at
+
+
+class Kinds(Protocol):
+    """What the state needs to know of the graph's entities."""
+
+    def group(self, iri: str | None) -> str:
+        """The class group of an entity ("film", "person", ...; "" when unknown)."""
+
+    def namesake(self, entity: LinkedEntity, group: str) -> LinkedEntity | None:
+        """The entity of `group` with the same label as `entity`, if there is one."""
 
 
 class Act(StrEnum):
@@ -145,55 +156,57 @@ class Tracker:
         turns = self.turns()
         return turns[-1][0] if turns else None
 
-    def referents(self, group_of) -> Referents:
-        """What pronouns of the next message may point at; `group_of(iri)`: an entity's class group ("" if unknown)."""
+    def referents(self, kinds: Kinds) -> Referents:
+        """What pronouns of the next message may point at (`kinds`: the graph's class groups and namesakes)."""
         turns = self.turns()
         if not turns:
             return Referents()
         called: dict[str, str] = {}
         for event in self._since_reset():
             called.update(event.called)
-        people = list(self._recent("person", group_of))
-        return Referents(film=self.last_entity("film", group_of), person=people[0] if people else None,
+        people = list(self._recent("person", kinds))
+        return Referents(film=self.last_entity("film", kinds), person=people[0] if people else None,
                          he=next((p for p in people if called.get(p.iri) != "she"), None),
                          she=next((p for p in people if called.get(p.iri) != "he"), None),
-                         answers=tuple(self._last_answers(group_of)), people=tuple(people[:2]), films=tuple(self._two_films(group_of)),
-                         topic=self._topic(group_of))
+                         answers=tuple(self._last_answers(kinds)), people=tuple(people[:2]), films=tuple(self._two_films(kinds)),
+                         topic=self._topic(kinds))
 
-    def last_entity(self, group: str, group_of) -> LinkedEntity | None:
+    def last_entity(self, group: str, kinds: Kinds) -> LinkedEntity | None:
         """The entity of `group` the conversation was last about: a single answer, else an entity of the plan."""
-        return next(self._recent(group, group_of), None)
+        return next(self._recent(group, kinds), None)
 
-    def _recent(self, group: str, group_of):
+    def _recent(self, group: str, kinds: Kinds):
         """The distinct entities of `group` the conversation was about, the latest first: per turn its single answer,
         then the entities of its plan."""
         seen = set()
         for plan, facts in reversed(self.turns()):
             answers = [a for a in facts.answers if a.iri]
             found = [_entity(answers[0].iri, answers[0].label, group)] if (
-                len(answers) == 1 and len(facts.answers) == 1 and group_of(answers[0].iri) == group) else []
+                len(answers) == 1 and len(facts.answers) == 1 and kinds.group(answers[0].iri) == group) else []
             found += [_pinned(e) for e in plan.entities if e.group == group]
+            # "tell me about Coraline" read as the novel: "is it a horror?" is about the film of that name
+            found += [n for e in plan.entities if e.group != group and (n := kinds.namesake(e, group)) is not None]
             for entity in found:
                 if entity.iri not in seen:
                     seen.add(entity.iri)
                     yield entity
 
-    def _last_answers(self, group_of) -> list[LinkedEntity]:
+    def _last_answers(self, kinds: Kinds) -> list[LinkedEntity]:
         """The previous turn's answers when "they" can mean them: one person, or two to a few entities of one kind
         ("Who wrote Central Station?" "Did they also act in it?")."""
         _plan, facts = self.turns()[-1]
-        found = [(a, group_of(a.iri)) for a in facts.answers if a.iri and group_of(a.iri)]
+        found = [(a, kinds.group(a.iri)) for a in facts.answers if a.iri and kinds.group(a.iri)]
         groups = {g for _, g in found}
         if len(found) == 1 and groups == {"person"} or 2 <= len(found) <= MAX_PLURAL_REFERENTS and len(groups) == 1:
             return [_entity(a.iri, a.label, g) for a, g in found]
         return []
 
-    def _two_films(self, group_of) -> list[LinkedEntity]:
+    def _two_films(self, kinds: Kinds) -> list[LinkedEntity]:
         """The two films the last turns were about, when the last turns were about exactly two ("... and Fargo?" "who shot
         both?"); none when the last answer listed films."""
         gathered: list[LinkedEntity] = []
         for plan, facts in reversed(self.turns()[-LOOK_BACK:]):
-            answered = [_entity(a.iri, a.label, "film") for a in facts.answers if a.iri and group_of(a.iri) == "film"]
+            answered = [_entity(a.iri, a.label, "film") for a in facts.answers if a.iri and kinds.group(a.iri) == "film"]
             if len(answered) >= 2:
                 return answered if len(answered) == 2 and not gathered else []
             for entity in [*(_pinned(e) for e in plan.entities if e.group == "film"), *answered]:
@@ -203,7 +216,7 @@ class Tracker:
                 return gathered[:2][::-1]  # in the order they were talked about
         return []
 
-    def _topic(self, group_of) -> LinkedEntity | None:
+    def _topic(self, kinds: Kinds) -> LinkedEntity | None:
         """What a follow-up that names nothing asks about: the topic of the last relation question, or the film a
         composition answered ("which of those is based on a play?" "which play?")."""
         plan, facts = self.turns()[-1]
@@ -213,14 +226,14 @@ class Tracker:
                 return _pinned(plan.entities[ask.topic])
         if not plan.asks and len(plan.entities) == 1 and not plan.compositional:
             return _pinned(plan.entities[0])  # "tell me about X" read as a topic only
-        return self.last_entity("film", group_of)
+        return self.last_entity("film", kinds)
 
-    def last_films(self, group_of, look_back: int = LOOK_BACK) -> list[str]:
+    def last_films(self, kinds: Kinds, look_back: int = LOOK_BACK) -> list[str]:
         """The films "those" points at: the last answer that listed films, else the films the last few turns
         were about ("Who directed X?" "And Y?" "Which one is longer?")."""
         gathered: list[str] = []
         for plan, facts in reversed(self.turns()[-look_back:]):
-            answered = [a.iri for a in facts.answers if a.iri and group_of(a.iri) == "film"]
+            answered = [a.iri for a in facts.answers if a.iri and kinds.group(a.iri) == "film"]
             answered = list(dict.fromkeys(answered))
             if len(answered) >= 2 and not gathered:
                 return answered
