@@ -149,3 +149,9 @@ def test_a_question_of_its_own_is_no_correction():
     tracker = conversation((relation(heat), Facts(Kind.FACTUAL, "")))
     own = relation(entity("f:casino"), text="which one of the two is longer, Casino?")
     assert FOLLOW.correction(own, own.text, tracker) is None
+
+
+def test_name_them_after_a_count_that_was_not_understood_asks_for_the_list_instead():
+    missed = Understanding("How many Lynch films has Al Pacino been in?", Kind.FACTUAL, entities=[entity("p:deniro")],
+                           unclear='how "lynch" fits the question')
+    assert FOLLOW.list_them("which ones?", conversation((missed, Facts(Kind.FACTUAL, "")))) == "which Lynch films has Al Pacino been in?"

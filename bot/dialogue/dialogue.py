@@ -99,7 +99,7 @@ class Dialogue:
             if said is not None:
                 return _with_note(said, notes)
         edited = self._follow_up(plan, text, tracker, notes)
-        if isinstance(edited, str):  # the previous question again, with the name said now: read as a question of its own
+        if isinstance(edited, str):  # the previous question again, said another way: read as a question of its own
             notes["edit"] = f"asked again: {edited}"
             reading = self.agent.read(edited, tracker.referents(self.follow))
             edited = reading.plan if reading.plan is not None else plan

@@ -27,7 +27,7 @@ from bot.core.results import FilmsResult
 from bot.core.text import YEAR, normalize, tokens
 from bot.dialogue.tracker import Option, Tracker
 from bot.kg import queries
-from bot.understanding.constructions.superlative import GLOBAL_SCOPE
+from bot.understanding.compose import GLOBAL_SCOPE
 
 # the words around a name that only move the conversation to it ("and Heat?", "ok, what about Nolan then?")
 GLUE = frozenset("""and what about how ok okay so then also too now same for the question but well hmm oh ah please pls again
@@ -42,6 +42,7 @@ NEWEST = frozenset({"newest", "newer", "latest", "later", "recent", "modern", "r
 LIST_THEM = re.compile(r"^\W*(?:(?:ok(?:ay)?|and|so|great|cool)\W+)*(?:(?:can you |could you |please )?(?:name|list|show|tell|give)"
                        r"(?: me)? (?:them|those|these|the (?:films|movies)|which)(?: (?:ones|all))?|which ones(?: are they)?|what are they)"
                        r"(?: please)?\W*$", re.I)
+HOW_MANY = re.compile(r"\bhow many\b", re.I)
 # "who's in The Matrix?" - "which of them was also in John Wick?": the cast the two films share
 ALSO_IN = re.compile(r"^\W*(?:and\s+)?(?:which|who)\s+of\s+(?:them|those|these)(?:\s+(?:people|actors|actresses))?\s+"
                      r"(?:(?:was|were|is|are|also|both|too|appeared|acted|starred|played)\s+)*in\b", re.I)
@@ -334,13 +335,17 @@ class FollowUps:
 
     # --- lists ------------------------------------------------------------------------------
 
-    def list_them(self, text: str, tracker: Tracker) -> Understanding | None:
-        """"Name them" after "how many films did Haneke direct?": the same plan, listing what it counted."""
+    def list_them(self, text: str, tracker: Tracker) -> Understanding | str | None:
+        """"Name them" after "how many films did Haneke direct?": the same plan, listing what it counted. A string when
+        the count was not understood: the question asked for the list instead, to read again (there is no plan to edit)."""
         earlier = tracker.last_plan()
         if earlier is None or not LIST_THEM.match(text):
             return None
         if earlier.aggregate is not None and earlier.aggregate.op == "count":
             return replace(earlier, aggregate=None)
+        counted = HOW_MANY.search(earlier.text)
+        if counted and not earlier.asks and not earlier.compositional:
+            return earlier.text[: counted.start()] + "which" + earlier.text[counted.end() :]
         return None
 
     def also_in(self, plan: Understanding, text: str, tracker: Tracker) -> Understanding | None:

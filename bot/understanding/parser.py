@@ -175,10 +175,10 @@ class Understander:
             return self.recommendations.understand(text, self.spelled(toks), spans)
         # (a recommendation reads its pronouns with the conversation's recommendations: bot.dialogue.recommendations)
         resolved = resolve_referents(text, toks, spans, referents, self.kg.labels, self.names.name_like,
-                                     lambda: self._asking(text, toks, spans), context_of(toks))
-        if resolved.replaced:
+                                     lambda: self._asking(text, toks, spans))
+        if resolved.replaced:  # the message as it will be read: its words' roles are those around the names now
             text, toks, spans = resolved.text, resolved.toks, resolved.spans
-            reading_message(toks, resolved.moved(reading))
+            reading_message(toks, self.reader.read(text, toks))
             if trace is not None:
                 trace["referents"] = [f"{said} = {meant}" for said, meant in resolved.replaced]
         if kind is not Kind.FACTUAL:

@@ -31,7 +31,6 @@ from bot.kg.labels import LabelIndex
 from bot.understanding.constructions.clause import Token, tokenise
 from bot.understanding.mentions import Span
 from bot.understanding.quantities import quantities
-from bot.understanding.reader import Reading
 from bot.understanding.vocabulary import NEGATIONS, PRONOUNS, QUESTION_WORDS, phrases, word_class
 
 PINNED = "referent"  # the source of a span that stands for a conversation's entity
@@ -77,13 +76,6 @@ class Resolved:
     spans: list[Span]
     replaced: tuple[tuple[str, str], ...] = ()  # (the words as written, what they were read as)
     unsaid: LinkedEntity | None = None  # the topic of a message that names nothing and refers to nothing
-    token_moves: tuple[tuple[int, int], ...] = ()  # (old token, new token) of the words kept as they were
-
-    def moved(self, reading: Reading) -> Reading:
-        """What the reader found in the message, for the tokens of the rewritten message."""
-        where = dict(self.token_moves)
-        return replace(reading, tagged=None, context=frozenset(where[k] for k in reading.context if k in where),
-                       description=frozenset(where[k] for k in reading.description if k in where))
 
 
 @dataclass(frozen=True)
@@ -96,13 +88,11 @@ class _Edit:
 
 
 def resolve_referents(text: str, toks: list[Token], spans: list[Span], referents: Referents | None, labels: LabelIndex,
-                      name_like: Callable[[list[Token], Span], bool], clauses: Callable[[], list[tuple[int, int]]],
-                      context: frozenset[int] = frozenset()) -> Resolved:
+                      name_like: Callable[[list[Token], Span], bool], clauses: Callable[[], list[tuple[int, int]]]) -> Resolved:
     """`text` with every pronoun replaced by its antecedent in the message, else by the conversation's referent.
 
     `spans`: the names found in `text`; `name_like(toks, span)`: whether a span is a name rather than wording;
-    `clauses()`: the token ranges of the message's clauses that ask something; `context`: tokens that ask nothing (a
-    story before the question, bot.understanding.reader), whose pronouns are left as they are."""
+    `clauses()`: the token ranges of the message's clauses that ask something."""
     if not toks:
         return Resolved(text, toks, spans)
     referents = referents or Referents()
@@ -112,7 +102,7 @@ def resolve_referents(text: str, toks: list[Token], spans: list[Span], referents
     ranges: list[tuple[int, int]] | None = None
     k = 0
     while k < len(toks):
-        found = _referring_words(text, toks, k, names) if k not in context else None
+        found = _referring_words(text, toks, k, names)
         if found is None:
             referring = referring or _demonstrative(toks, k)
             k += 1
@@ -309,7 +299,4 @@ def _rewritten(text: str, toks: list[Token], spans: list[Span], edits: list[_Edi
         elif (idx := labels.by_iri.get(source.iri)) is not None:
             kept.append(Span(where[0], where[1], start, end, normalize(source.label), [idx], 100.0, PINNED, source.group))
     kept.sort(key=lambda s: (-s.length, -s.fuzzy_score, s.tok_start))
-    by_start = {t.start: n for n, t in enumerate(new_toks)}
-    moves = tuple((k, by_start[moved(t[1])]) for k, t in enumerate(toks)
-                  if not any(s <= t[1] < e for s, e in removed) and moved(t[1]) in by_start)
-    return Resolved(new_text, new_toks, kept, tuple(replaced), token_moves=moves)
+    return Resolved(new_text, new_toks, kept, tuple(replaced))
