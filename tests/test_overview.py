@@ -34,7 +34,8 @@ def test_a_request_for_nothing_but_the_film_is_an_overview(reader, text):
     assert "director" in overview.relations and len(overview.most) == len(overview.relations)
 
 
-@pytest.mark.parametrize("text", ["what is Heat about", "who directed Heat", "Heat", "what about Heat", "i mean the Heat one",
+@pytest.mark.parametrize("text", ["what is Heat about", "who directed Heat", "Heat", "the movie Heat", "what do people think of Heat",
+                                  "what about Heat", "i mean the Heat one",
                                   "tell me about Heat's plot", "when was Heat released", "what was Heat in, then?"])
 def test_a_clause_that_asks_something_else_is_no_overview(reader, text):
     assert read(reader, text, "Heat") is None

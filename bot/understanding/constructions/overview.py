@@ -30,6 +30,7 @@ ASKS = frozenset(CONSTRUCTION.data["words"]["asks"])
 BEFORE_NAME = frozenset(CONSTRUCTION.data["words"]["before_name"])
 ALLOWED = (ASKS | STOP | GENERIC) - frozenset(CONSTRUCTION.data["words"]["never"])
 AFTER_NAME = frozenset(CONSTRUCTION.data["words"]["after_name"])
+ASKING = frozenset(CONSTRUCTION.data["words"]["asking"])
 ELLIPTIC = tuple(tuple(pair) for pair in CONSTRUCTION.data["patterns"]["elliptic"])
 KNOWN_FOR = int(CONSTRUCTION.data["person"]["known_for"])
 
@@ -64,8 +65,9 @@ class OverviewReader:
         name = clause.at(entity.start, entity.end)
         if not name or name.start < clause.start or name.stop > clause.end:
             return None
-        if all(k in name for k in clause.positions) and "?" not in clause.text[clause.tokens[name.stop - 1].end :]:
-            return None  # a bare name, not asked about ("Heat?" is): the reply suggests what to ask
+        marked = "?" in clause.text[clause.tokens[name.stop - 1].end :]
+        if not marked and not any(clause.tokens[k].text in ASKING for k in clause.positions if k not in name):
+            return None  # a name not asked about ("Heat", "the movie Inside, when was it released?"; "Heat?" is asked)
         words = clause.words
         if any(tuple(words[i : i + len(p)]) == p for p in ELLIPTIC for i in range(len(words))):
             return None  # "what about Heat": the last question again
