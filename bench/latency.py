@@ -55,7 +55,7 @@ def synth_questions(agent, n: int, seed: int, mix: str) -> list[tuple[str, str]]
     values such as a genre or a language shared by thousands of films.
     """
     from bot.kg.queries import iri
-    from bot.understanding.parser import topic_role
+    from bot.understanding.constructions.fact import topic_role
     from bot.understanding.questions import QuestionGenerator, supported_chains
 
     rng = random.Random(seed)

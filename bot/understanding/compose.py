@@ -20,10 +20,11 @@ chain, or says what it could not read.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from bot.core.contracts import Aggregate, Ask, Comparison, Constraint, LinkedEntity, Overview, Shared, Verification
+from bot.core.contracts import Aggregate, Ask, Comparison, Constraint, LinkedEntity, Overview, Shared, Understanding, Verification
+from bot.core.kinds import Kind
 from bot.core.terms import Group, Op
 from bot.core.text import contracted_not
 from bot.kg import queries
@@ -381,3 +382,26 @@ class Composer:
 
     def is_genre_word(self, word: str) -> bool:
         return any(self.labels.groups[i] == Group.GENRE for i in self.labels.lookup_any(word))
+
+
+def composed_understanding(text, entities, asks, composition: Composition, offset: int, missing: str, not_found) -> Understanding:
+    def shifted(indices):
+        return tuple(i + offset for i in indices)
+
+    comparison = composition.comparison
+    if comparison is not None:
+        comparison = replace(comparison, entities=shifted(comparison.entities))
+    verification = composition.verification
+    if verification is not None:
+        verification = replace(verification, topic=verification.topic + offset,
+                               value=None if verification.value is None else verification.value + offset)
+    shared = composition.shared
+    if shared is not None:
+        shared = replace(shared, entities=shifted(shared.entities))
+    overview = composition.overview
+    if overview is not None:
+        overview = replace(overview, topic=overview.topic + offset)
+    first = asks[0].chain if asks else ()
+    return Understanding(text, Kind.FACTUAL, first, entities, 1.0, list(not_found), asks=asks, constraints=list(composition.constraints),
+                         aggregate=composition.aggregate, comparison=comparison, verification=verification, shared=shared, overview=overview,
+                         missing=missing)

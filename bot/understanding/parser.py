@@ -24,7 +24,6 @@ per question shape) for their readings of each, ranked by the scorer (bot.unders
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 
 from bot.core.contracts import Ask, Hop, LinkedEntity, Referents, Understanding, parse_chain
@@ -35,7 +34,8 @@ from bot.core.text import YEAR, contracted_not
 from bot.kg.graph import KG
 from bot.understanding import compositions
 from bot.understanding.classifier import ChainClassifier
-from bot.understanding.compose import COMPOSITION_WORDS, OSCAR_WORDS, Composer, Composition, excluding_words
+from bot.understanding.clauses import ClauseSplitter
+from bot.understanding.compose import COMPOSITION_WORDS, OSCAR_WORDS, Composer, Composition, composed_understanding, excluding_words
 from bot.understanding.constructions import recommendation
 from bot.understanding.constructions.clause import Clause, Token, tokenise
 from bot.understanding.constructions.fact import Candidate, ChainReader
@@ -60,19 +60,11 @@ from bot.understanding.vocabulary import (
     FILM_WORDS,
     GENERIC,
     PRONOUNS,
-    QUESTION_START,
     QUESTION_WORDS,
     SHARE_CUES,
     STOP,
     Speller,
-    word_set,
 )
-
-# words around a name that does not ask anything yet ("The movie Inside, ...", "Apart from Miko Hughes, ...")
-TOPIC_WORDS = frozenset({"the", "a", "an", "about", "so", "ok", "okay", "now", "vs", "versus", "and", "or", "between"}
-                        | {w for phrase in EXCLUDING for w in phrase.split()})
-# a closing clause that asks nothing ("... and The Wizard of Oz? thank you"): no question for a topic before it
-POLITENESS = word_set("politeness")
 
 
 @dataclass
@@ -109,6 +101,7 @@ class Understander:
         self.namesakes = NamesakeChoice(kg, self.names, self.chains.explain)
         self.leftovers = Leftovers(kg, self.speller)
         self.overview = OverviewReader(kg.bundle, self.lexicon)
+        self.clauses = ClauseSplitter(kg, self.names)  # (text, toks, spans) -> the token ranges of the message's questions
         self.scorer = HandScorer()  # ranks the chain readings; a learned scorer may take its place
         self.recommendations = recommendation.READER(kg, self)  # recommendation requests
         # what each word of a message does (bot.understanding.reader): context words need no explanation, descriptions
@@ -200,7 +193,7 @@ class Understander:
             clause_text = text[toks[a][1] : toks[b - 1][2]]
             reading = self.read_clause(Clause(text, toks, a, b, spans), context=entities[last_thing] if last_thing is not None else unsaid,
                                        earlier_answer=bool(asks), trace=trace)
-            if reading.topic_only is not None and asks and not reading.asks and self._only_a_topic(toks, spans, a, b) \
+            if reading.topic_only is not None and asks and not reading.asks and self.clauses.only_a_topic(toks, spans, a, b) \
                     and reading.topic_only.group == entities[asks[-1].topic].group and asks[-1].after is None:
                 # "who made Top Gun: Maverick? and Harry Potter and the Philosopher's Stone?": the same question again
                 entities.append(reading.topic_only)
@@ -256,7 +249,7 @@ class Understander:
                     for n, a in enumerate(asks) if not first <= n < last]
             if unclear:  # a clause beside the composition that was not understood is said, not dropped
                 also.append(Understanding(text, Kind.FACTUAL, unclear=unclear))
-            composed = self._composed_understanding(text, entities, asks[first:last], composition, offset, missing, not_found)
+            composed = composed_understanding(text, entities, asks[first:last], composition, offset, missing, not_found)
             composed.also = also
             return composed
         if not asks:
@@ -328,92 +321,6 @@ class Understander:
             return self.composer.oscars if oscars and chain and chain[-1].to_value and chain[-1].relation == award else ()
 
         return families
-
-    @staticmethod
-    def _composed_understanding(text, entities, asks, composition: Composition, offset: int, missing: str, not_found) -> Understanding:
-        def shifted(indices):
-            return tuple(i + offset for i in indices)
-
-        comparison = composition.comparison
-        if comparison is not None:
-            comparison = replace(comparison, entities=shifted(comparison.entities))
-        verification = composition.verification
-        if verification is not None:
-            verification = replace(verification, topic=verification.topic + offset,
-                                   value=None if verification.value is None else verification.value + offset)
-        shared = composition.shared
-        if shared is not None:
-            shared = replace(shared, entities=shifted(shared.entities))
-        overview = composition.overview
-        if overview is not None:
-            overview = replace(overview, topic=overview.topic + offset)
-        first = asks[0].chain if asks else ()
-        return Understanding(text, Kind.FACTUAL, first, entities, 1.0, list(not_found), asks=asks, constraints=list(composition.constraints),
-                             aggregate=composition.aggregate, comparison=comparison, verification=verification, shared=shared, overview=overview,
-                             missing=missing)
-
-    def clauses(self, text: str, toks: list[Token], spans: list[Span]) -> list[tuple[int, int]]:
-        """Token ranges of the message's questions: split at sentence ends and at 'and'/',' before a new
-        question ("... and when was it released"), never inside a name."""
-        if not toks:
-            return []
-        inside = set()
-        for s in spans:
-            if s.fuzzy_score < 90:
-                continue
-            if self.names.name_like(toks, s):
-                inside.update(range(s.tok_start + 1, s.tok_end))
-            labels = [self.kg.labels.labels[i].strip() for i in s.ids]
-            after = text[toks[s.tok_end - 1][2] : toks[s.tok_end][1]] if s.tok_end < len(toks) else ""
-            before = text[toks[s.tok_start - 1][2] : toks[s.tok_start][1]] if s.tok_start > 0 else ""
-            if any(label[-1:] in "?!." and self._only_the_mark(after, label[-1]) for label in labels):
-                inside.add(s.tok_end)  # "Who Is Cletis Tout?", "Star! released": the mark belongs to the title
-            if any(label[:1] in "?!." and self._only_the_mark(before, label[0]) for label in labels):
-                inside.add(s.tok_start)  # "...All the Marbles"
-        cuts = [0]
-        for k in range(1, len(toks)):
-            if k in inside:
-                continue
-            between = text[toks[k - 1][2] : toks[k][1]]
-            word = toks[k][0]
-            if between in (".", ",") and toks[k - 1][0].isdigit() and word.isdigit():
-                continue  # a decimal or grouped number ("2.5 hours", "$1,000,000") ends no sentence
-            if re.search(r"[.?!;\n]", between):
-                cuts.append(k)
-            elif word in ("and", "also", "plus") and k + 1 < len(toks) and toks[k + 1][0] in QUESTION_START:
-                cuts.append(k)
-            elif "," in between and word in QUESTION_START and word not in ("is", "are", "was", "were", "has", "have", "had", "do", "does", "did"):
-                cuts.append(k)
-        ranges: list[tuple[int, int]] = []
-        topic = None
-        bounds = list(zip(cuts, cuts[1:] + [len(toks)]))
-        for n, (a, b) in enumerate(bounds):
-            while a < b and toks[a][0] in ("and", "also", "plus", "then"):
-                a += 1
-            if a >= b:
-                continue
-            if topic is not None:
-                a, topic = topic, None
-            polite_next = n + 1 < len(bounds) and all(toks[k][0] in POLITENESS for k in range(*bounds[n + 1]))
-            if b < len(toks) and not polite_next and self._only_a_topic(toks, spans, a, b):
-                topic = a  # "the movie Inside, when was it released": the name is the next question's subject
-                continue
-            ranges.append((a, b))
-        return ranges
-
-    @staticmethod
-    def _only_the_mark(between: str, mark: str) -> bool:
-        """Whether the text between two words holds the title's own mark and no sentence end besides
-        ("Good Bye, Lenin!? and who ..." ends a question after the title's "!")."""
-        return mark in between and not re.search(r"[.?!;\n]", between.strip().strip(mark))
-
-    def _only_a_topic(self, toks: list[Token], spans: list[Span], a: int, b: int) -> bool:
-        """Whether tokens a..b only name something ("The movie Inside", "Heat"), asking nothing yet."""
-        named = set()
-        for s in spans:
-            if a <= s.tok_start and s.tok_end <= b and s.fuzzy_score >= 90 and self.names.name_like(toks, s):
-                named.update(range(s.tok_start, s.tok_end))
-        return bool(named) and all(k in named or toks[k][0] in FILM_WORDS or toks[k][0] in TOPIC_WORDS for k in range(a, b))
 
     def read_clause(self, clause: Clause, context: LinkedEntity | None, earlier_answer: bool, trace: dict | None = None) -> ClauseReading:
         """What one clause asks: a composition when one reads and accounts for the words, else the best relation chain

@@ -1,0 +1,90 @@
+"""Clauses: the questions of one message ("Who directed Inception and when was it released?"), split at sentence ends and at
+"and"/"," before a new question, never inside a name; a fronted name ("The movie Inside, when was it released?") stays
+with the question after it, and a polite closing ("... thank you") asks nothing of its own."""
+
+from __future__ import annotations
+
+import re
+
+from bot.kg.graph import KG
+from bot.understanding.constructions.clause import Token
+from bot.understanding.mentions import Span
+from bot.understanding.names import NameFinder
+from bot.understanding.vocabulary import EXCLUDING, FILM_WORDS, QUESTION_START, word_set
+
+# words around a name that does not ask anything yet ("The movie Inside, ...", "Apart from Miko Hughes, ...")
+TOPIC_WORDS = frozenset({"the", "a", "an", "about", "so", "ok", "okay", "now", "vs", "versus", "and", "or", "between"}
+                        | {w for phrase in EXCLUDING for w in phrase.split()})
+# a closing clause that asks nothing ("... and The Wizard of Oz? thank you"): no question for a topic before it
+POLITENESS = word_set("politeness")
+
+
+class ClauseSplitter:
+    """Splits messages into clauses against one KG (whose titles may hold the marks that end sentences)."""
+
+    def __init__(self, kg: KG, names: NameFinder):
+        self.kg = kg
+        self.names = names
+
+    def __call__(self, text: str, toks: list[Token], spans: list[Span]) -> list[tuple[int, int]]:
+        """Token ranges of the message's questions: split at sentence ends and at 'and'/',' before a new
+        question ("... and when was it released"), never inside a name."""
+        if not toks:
+            return []
+        inside = set()
+        for s in spans:
+            if s.fuzzy_score < 90:
+                continue
+            if self.names.name_like(toks, s):
+                inside.update(range(s.tok_start + 1, s.tok_end))
+            labels = [self.kg.labels.labels[i].strip() for i in s.ids]
+            after = text[toks[s.tok_end - 1][2] : toks[s.tok_end][1]] if s.tok_end < len(toks) else ""
+            before = text[toks[s.tok_start - 1][2] : toks[s.tok_start][1]] if s.tok_start > 0 else ""
+            if any(label[-1:] in "?!." and self._only_the_mark(after, label[-1]) for label in labels):
+                inside.add(s.tok_end)  # "Who Is Cletis Tout?", "Star! released": the mark belongs to the title
+            if any(label[:1] in "?!." and self._only_the_mark(before, label[0]) for label in labels):
+                inside.add(s.tok_start)  # "...All the Marbles"
+        cuts = [0]
+        for k in range(1, len(toks)):
+            if k in inside:
+                continue
+            between = text[toks[k - 1][2] : toks[k][1]]
+            word = toks[k][0]
+            if between in (".", ",") and toks[k - 1][0].isdigit() and word.isdigit():
+                continue  # a decimal or grouped number ("2.5 hours", "$1,000,000") ends no sentence
+            if re.search(r"[.?!;\n]", between):
+                cuts.append(k)
+            elif word in ("and", "also", "plus") and k + 1 < len(toks) and toks[k + 1][0] in QUESTION_START:
+                cuts.append(k)
+            elif "," in between and word in QUESTION_START and word not in ("is", "are", "was", "were", "has", "have", "had", "do", "does", "did"):
+                cuts.append(k)
+        ranges: list[tuple[int, int]] = []
+        topic = None
+        bounds = list(zip(cuts, cuts[1:] + [len(toks)]))
+        for n, (a, b) in enumerate(bounds):
+            while a < b and toks[a][0] in ("and", "also", "plus", "then"):
+                a += 1
+            if a >= b:
+                continue
+            if topic is not None:
+                a, topic = topic, None
+            polite_next = n + 1 < len(bounds) and all(toks[k][0] in POLITENESS for k in range(*bounds[n + 1]))
+            if b < len(toks) and not polite_next and self.only_a_topic(toks, spans, a, b):
+                topic = a  # "the movie Inside, when was it released": the name is the next question's subject
+                continue
+            ranges.append((a, b))
+        return ranges
+
+    @staticmethod
+    def _only_the_mark(between: str, mark: str) -> bool:
+        """Whether the text between two words holds the title's own mark and no sentence end besides
+        ("Good Bye, Lenin!? and who ..." ends a question after the title's "!")."""
+        return mark in between and not re.search(r"[.?!;\n]", between.strip().strip(mark))
+
+    def only_a_topic(self, toks: list[Token], spans: list[Span], a: int, b: int) -> bool:
+        """Whether tokens a..b only name something ("The movie Inside", "Heat"), asking nothing yet."""
+        named = set()
+        for s in spans:
+            if a <= s.tok_start and s.tok_end <= b and s.fuzzy_score >= 90 and self.names.name_like(toks, s):
+                named.update(range(s.tok_start, s.tok_end))
+        return bool(named) and all(k in named or toks[k][0] in FILM_WORDS or toks[k][0] in TOPIC_WORDS for k in range(a, b))
