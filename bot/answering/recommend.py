@@ -370,7 +370,7 @@ class Recommender:
         if not request.again:
             plan.blocked |= set(request.recommended)
         liked_seen = [s for s in request.seen if s.iris not in {e.iris for e in request.excluded}]
-        if not plan.seeds and not plan.conditions and liked_seen:  # "I've seen Rashomon and Ran, which other Kurosawa films?": what was seen is liked
+        if not plan.seeds and not plan.conditions and liked_seen:  # "I've seen Vertigo and Psycho, what else?": what was seen is liked
             seeds = [f for seed in liked_seen for f in self.sets.of(seed, PERSON_SEEDS)]
             plan.seeds = [LinkedEntity(info[0], f, info[0], 100.0, "film", year=info[3]) for f in dict.fromkeys(seeds)
                           if (info := labels.info(f)) is not None]

@@ -1,10 +1,10 @@
 """Recommendation requests as people write them, read into a typed request (bot.core.contracts.RecommendationRequest).
 
-    "ok so I finally watched Alien last night and loved it, what next?"   seeds: Alien (no "finally", no "night")
-    "something like lord of the rings? I've seen all three"              seeds and seen: the three Lord of the Rings films
-    "an animated film that isn't Pixar? the kids have seen all of those"  condition: animated; excluded: list of Pixar films
-    "recommend me a horror film, but nothing over 100 minutes"           conditions: horror, at most 100 minutes
-    "3 films like Heat and The Departed, nothing longer than two hours"  seeds: Heat, The Departed; count 3; <= 120 minutes
+    "saw Jaws with my dad on sunday and we loved it, what now?"         seeds: Jaws (no "sunday", no "dad")
+    "films in the same vein as the star wars movies, we've seen them all" seeds and seen: the Star Wars films
+    "a cartoon for tonight, no Ghibli though, we've watched those"       condition: animated; excluded: Studio Ghibli's list
+    "suggest a western, nothing longer than 110 minutes"                 conditions: western, at most 110 minutes
+    "2 films like Collateral and Heat, not too long"                      seeds: Collateral, Heat; count 2; <= 120 minutes
 
 How a message is read:
 
@@ -68,6 +68,7 @@ REQUEST_CUES = (
     r"(?:a|an|some|something|\d+|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)\b(?! (?:list|picture|photo|poster|fact|info))",
     r"\b(?:smth|sth|something|anything) (?:good |fun |nice )?(?:for|to watch with) (?:the |my |our )?(?:kids|children|family|\w+ night)\b",
     r"\b(?:smth|sth|smthg|somethin|anythin) (?:like|similar|good|to watch|with|by|from|for)\b",
+    r"\b(?:a|an|some|something|anything)\s+(?:\w+\s+){0,2}for (?:tonight|the weekend|the kids|(?:a |our )?(?:date|movie|film|family) night)\b",
     r"\b(?:something|anything|smth|sth)\b(?: \w+){1,3},? (?:like|similar to)\b",
     r"\bwhat(?: else)? (?:is|are|would be|'s) (?:like|similar to)\b|\b(?:anything|something|films?|movies?) else (?:like|similar)\b",
     r"\bin the (?:same )?(?:spirit|vein|style|mould|mold|tradition) of\b|\b(?:something|anything|films?|movies?) (?:close|comparable|akin) to\b",
@@ -114,7 +115,7 @@ SCOPE_WORDS = STOP | FILM_WORDS | LIKE_WORDS | SEEN_WORDS | frozenset(
     by directed starring featuring with from in made rated written scored shot produced set
     please though thanks obviously literally actually already ever all three two four five both of those
     fan big huge especially particularly much lot bit every each single want wants wanted need needs wanna fancy watch see show give""".split())
-# the person's story and context, never seeds: "finally", "last night", "my niece", "the kids"
+# the person's story and context, never seeds: "yesterday", "my cousin", "the kids"
 STORY_WORDS = frozenset("""finally just recently yesterday tonight today tomorrow last night week weekend evening morning afternoon
     ago earlier later lately again obviously literally honestly actually basically seriously totally definitely probably maybe
     niece nephew kids kid children child son daughter wife husband girlfriend boyfriend partner friend friends mum mom dad
@@ -618,7 +619,7 @@ class RecommendationReader:
             reading.seen.append(seed)
         elif liked and not used:  # "a big fan of X", "I love X stuff"
             reading.seeds.append(seed)
-        else:  # "something with X in it", "other Kurosawa films", "a Tim Burton movie"
+        else:  # "something with X in it", "more X films", "a Tim Burton movie"
             reading.conditions.append(Constraint(relations, "in", (m.entity.iri,), m.entity.label, named_role=bool(used) or films_after))
 
     def _value(self, toks, m: Mention, at: Reach, reading: Reading) -> None:
@@ -727,7 +728,7 @@ class RecommendationReader:
                     reach[k] = Reach(reach[k].negated, reach[k].seen, reach[k].liked_before, True, reach[k].segment)
 
     def _set_references(self, words, segment, reach, mentions, reading: Reading) -> None:
-        """"I've seen all three", "the kids have seen all of those", "I've seen all of his": the set named before is seen."""
+        """"We've watched all four", "the family has seen all of those", "seen every one of his": the set named before is seen."""
         for k, word in enumerate(words):
             if word not in SET_REFERENCES | PERSON_PRONOUNS or not reach[k].seen and not (k and words[k - 1] in SEEN_WORDS):
                 continue
