@@ -155,3 +155,14 @@ def test_name_them_after_a_count_that_was_not_understood_asks_for_the_list_inste
     missed = Understanding("How many Lynch films has Al Pacino been in?", Kind.FACTUAL, entities=[entity("p:deniro")],
                            unclear='how "lynch" fits the question')
     assert FOLLOW.list_them("which ones?", conversation((missed, Facts(Kind.FACTUAL, "")))) == "which Lynch films has Al Pacino been in?"
+
+
+def test_what_else_did_a_person_do_is_their_films_in_their_main_role_and_else_leaves_some_out():
+    composer = SimpleNamespace(roles_of=lambda person: {"director", "cast_member"}, main_roles=lambda person, roles: {"cast_member", "director"})
+    agent = SimpleNamespace(kg=SimpleNamespace(labels=AGENT.kg.labels, graph=Graph(), bundle=SimpleNamespace(relations={"director": 0, "cast_member": 1})),
+                            understander=SimpleNamespace(lexicon=AGENT.understander.lexicon, composer=composer))
+    follow = FollowUps(agent)
+    plan = named("what else did Michael Mann do?", "p:mann")
+    edited = follow.what_else(plan, plan.text)
+    assert edited.chain == (Hop("director", False),) and edited.asks[0].others  # of his main roles, the bundle's first
+    assert follow.what_else(named("who else starred with Michael Mann", "p:mann"), "") is None  # "starred" names a role

@@ -113,3 +113,12 @@ def test_a_message_that_names_nothing_asks_about_the_topic_unless_it_sets_a_cond
     assert resolve("and who directed Ronin?").unsaid is None
     assert resolve("what other films are adapted from that play?").unsaid is None  # "that play": not the film
     assert resolve("and the runtime?", referents=None).unsaid is None
+
+
+def test_the_newer_one_is_the_later_of_the_two_films_just_listed(resolve):
+    listed = Referents(listed=(LinkedEntity("Heat", HEAT.iri, "Heat", 100.0, "film", year=1995),
+                               LinkedEntity("Ronin", RONIN.iri, "Ronin", 100.0, "film", year=1998)))
+    assert resolve("how long is the newer one?", referents=listed).text == "how long is Ronin?"
+    assert resolve("who directed the older film", referents=listed).text == "who directed Heat"
+    three = Referents(listed=listed.listed + (LinkedEntity("Casino", "http://test.invalid/casino", "Casino", 100.0, "film", year=1995),))
+    assert not resolve("how long is the newer one?", referents=three).replaced  # of three, "the newer" picks none

@@ -8,8 +8,8 @@ from bot.core.contracts import Aggregate, Answer, Ask, Facts, Hop, LinkedEntity,
 from bot.core.kinds import Kind
 from bot.dialogue.tracker import KEEP_TURNS, MAX_LIKED, Act, Option, Tracker
 
-GROUPS = {"f:heat": "film", "f:ronin": "film", "f:casino": "film", "p:mann": "person", "p:deniro": "person", "p:pacino": "person",
-          "g:crime": "genre"}
+GROUPS = {"f:heat": "film", "f:ronin": "film", "f:casino": "film", "f:a": "film", "f:b": "film", "p:mann": "person",
+          "p:deniro": "person", "p:pacino": "person", "p:frankenheimer": "person", "g:crime": "genre", "s:heat": "series"}
 
 
 class Kinds:
@@ -22,6 +22,10 @@ class Kinds:
     @staticmethod
     def namesake(entity: LinkedEntity, group: str) -> LinkedEntity | None:
         return None
+
+    @staticmethod
+    def year(iri: str) -> int | None:
+        return {"f:heat": 1995, "f:ronin": 1998, "f:casino": 1995}.get(iri)
 
 
 KINDS = Kinds()
@@ -156,3 +160,26 @@ def test_it_after_a_topic_named_like_a_film_is_that_film():
     tracker.answered(Understanding("tell me about Coraline", Kind.FACTUAL, entities=[novel]), Facts(Kind.FACTUAL, ""))
     assert tracker.referents(WithNamesakes()).film.iri == "f:coraline"
     assert tracker.referents(KINDS).film.iri == "f:heat"
+
+
+def test_the_one_person_among_mixed_answers_is_he_and_a_series_talked_about_is_it():
+    tracker = Tracker()
+    tracker.answered(asked(RONIN), answers(("p:frankenheimer", "John Frankenheimer")))
+    tracker.answered(asked(HEAT, "overview"), answers(("f:heat", "Heat"), ("p:mann", "Michael Mann")))
+    assert tracker.referents(KINDS).he.iri == "p:mann"
+    saga = LinkedEntity("The Heat Saga", "s:heat", "The Heat Saga", 100.0, "series")
+    tracker.answered(Understanding("tell me about The Heat Saga", Kind.FACTUAL, entities=[saga]), Facts(Kind.FACTUAL, ""))
+    assert tracker.referents(KINDS).film.iri == "s:heat"
+
+
+def test_the_two_films_a_request_named_are_both_even_after_a_longer_answer():
+    tracker = Tracker()
+    request = Understanding("I liked Heat and Ronin, anything similar?", Kind.RECOMMENDATION, entities=[HEAT, RONIN])
+    tracker.answered(request, answers(("f:casino", "Casino"), ("f:a", "A"), ("f:b", "B")))
+    assert [f.iri for f in tracker.referents(KINDS).films] == ["f:heat", "f:ronin"]
+
+
+def test_the_films_of_the_last_list_come_with_their_years():
+    tracker = Tracker()
+    tracker.answered(asked(DENIRO, "cast_member", to_value=False), answers(("f:heat", "Heat"), ("f:ronin", "Ronin")))
+    assert [(f.label, f.year) for f in tracker.referents(KINDS).listed] == [("Heat", 1995), ("Ronin", 1998)]

@@ -243,6 +243,7 @@ class Referents:
     answers: tuple[LinkedEntity, ...] = ()  # "they", "them": the previous answer (one person, or a few entities of one kind)
     people: tuple[LinkedEntity, ...] = ()  # "did they work together": the last two people talked about
     films: tuple[LinkedEntity, ...] = ()  # "both", "both of them": the two films the last turns were about
+    listed: tuple[LinkedEntity, ...] = ()  # "the newer one": the films of the last answer that listed films (with their years)
     topic: LinkedEntity | None = None  # what the last question was about: the topic of a follow-up that names nothing
 
 

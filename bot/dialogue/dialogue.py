@@ -147,7 +147,8 @@ class Dialogue:
                  ("shared with", lambda: self.follow.also_in(plan, text, tracker)),
                  ("correction", lambda: self.follow.correction(plan, text, tracker)),
                  ("another topic", lambda: self.follow.another_topic(plan, tracker)),
-                 ("narrowed", lambda: self.follow.narrowed(plan, text, tracker)))
+                 ("narrowed", lambda: self.follow.narrowed(plan, text, tracker)),
+                 ("what else", lambda: self.follow.what_else(plan, text)))
         for name, edit in edits:
             edited = edit()
             if edited is not None:

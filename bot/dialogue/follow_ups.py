@@ -28,6 +28,7 @@ from bot.core.text import YEAR, normalize, tokens
 from bot.dialogue.tracker import Option, Tracker
 from bot.kg import queries
 from bot.understanding.compose import GLOBAL_SCOPE
+from bot.understanding.vocabulary import ANY_ROLE_WORDS, GENERIC, OTHER_WORDS, STOP
 
 # the words around a name that only move the conversation to it ("and Heat?", "ok, what about Nolan then?")
 GLUE = frozenset("""and what about how ok okay so then also too now same for the question but well hmm oh ah please pls again
@@ -48,6 +49,8 @@ ALSO_IN = re.compile(r"^\W*(?:and\s+)?(?:which|who)\s+of\s+(?:them|those|these)(
                      r"(?:(?:was|were|is|are|also|both|too|appeared|acted|starred|played)\s+)*in\b", re.I)
 # "any with X?", "which ones have X?": what a filter of the last list may say besides the names
 NARROWING = frozenset("with by starring featuring have has star stars starred in of them those these any anything anyone which ones one".split())
+# the words of "what else did X do", "anything else by X", "X's other films": no role, no other question
+ROLELESS = STOP | GENERIC | ANY_ROLE_WORDS | OTHER_WORDS
 FILM_NOUNS = frozenset({"film", "films", "movie", "movies", "picture", "pictures"})
 OPEN_SET = frozenset({"any", "anything", "anyone", "which", "ones"})  # "any with X?", "which ones have X?": of the last list
 
@@ -121,6 +124,10 @@ class FollowUps:
             return None
         i = max(ids, key=lambda i: self.labels.degree[i])
         return LinkedEntity(self.labels.labels[i], self.labels.iris[i], self.labels.labels[i], 100.0, group, year=self.labels.years[i])
+
+    def year(self, iri: str) -> int | None:
+        info = self.labels.info(iri)
+        return info[3] if info else None
 
     def option(self, iri: str) -> Option:
         label, _group, _degree, year = self.labels.info(iri) or (iri, "", 0, None)
@@ -332,6 +339,27 @@ class FollowUps:
             return None
         constraints.append(Constraint((), "earlier", (), "of those films"))
         return replace(plan, constraints=constraints, unclear="", confidence=1.0)
+
+    def what_else(self, plan: Understanding, text: str) -> Understanding | None:
+        """"What else did Jane Campion do?", "anything else by X?": a person and words that name no role of theirs, with
+        "else" or "other": the person's films in the role most of them have (the films the conversation was about
+        are left out, as for any "what else")."""
+        people = [e for e in plan.entities if e.group == "person"]
+        if plan.kind != Kind.FACTUAL or plan.asks or plan.compositional or len(people) != 1 or len(plan.entities) != 1:
+            return None
+        person = people[0]
+        words = [t for t, s, _ in tokens(plan.text) if not person.start <= s < person.end]
+        lexicon = self.agent.understander.lexicon
+        if not OTHER_WORDS & set(words) or any(lexicon.relations_of(w) or w not in ROLELESS for w in words):
+            return None
+        composer = self.agent.understander.composer
+        roles = composer.main_roles(person, composer.roles_of(person))
+        if not roles:
+            return None
+        order = list(self.agent.kg.bundle.relations)
+        main = min(roles, key=lambda r: order.index(r) if r in order else len(order))
+        chain = (Hop(main, False),)
+        return Understanding(plan.text, Kind.FACTUAL, chain, [person], 1.0, asks=[Ask(chain, 0, text=plan.text, confidence=1.0, others=True)])
 
     # --- lists ------------------------------------------------------------------------------
 

@@ -116,7 +116,8 @@ class Recommendations:
             if QUESTION_START.match(text) and (pick := state.pick(text)) is not None and PICK.search(text):
                 match = PICK.search(text)
                 return text[: match.start()] + pick[1] + text[match.end():]
-        if state is None and not RECOMMEND.search(text):
+        asked = read.kind == Kind.RECOMMENDATION if read is not None else RECOMMEND.search(text)
+        if state is None and not asked:
             return None  # (cheap: no recommendation in sight, the message is read once, by the agent)
         plan = read if read is not None else self.agent.understander.understand(text)
         if plan.kind == Kind.RECOMMENDATION and plan.recommendation is not None:

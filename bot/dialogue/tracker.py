@@ -11,7 +11,7 @@ a room's memory (bot/dialogue/memory_store.py) go on with its follow-ups.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Protocol
 
@@ -21,6 +21,7 @@ MAX_LIKED = 12  # films remembered as liked (or seen), newest kept
 MAX_PLURAL_REFERENTS = 5  # "they" stands for at most this many answers
 KEEP_TURNS = 20  # answered turns kept; older events are dropped (liked and seen films are kept as the latest lists)
 LOOK_BACK = 4  # turns searched for the films "those" points at
+THINGS = {"film", "series"}  # what "it" may stand for
 
 
 class Kinds(Protocol):
@@ -31,6 +32,9 @@ class Kinds(Protocol):
 
     def namesake(self, entity: LinkedEntity, group: str) -> LinkedEntity | None:
         """The entity of `group` with the same label as `entity`, if there is one."""
+
+    def year(self, iri: str) -> int | None:
+        """A film's year."""
 
 
 class Act(StrEnum):
@@ -169,6 +173,8 @@ class Tracker:
                          he=next((p for p in people if called.get(p.iri) != "she"), None),
                          she=next((p for p in people if called.get(p.iri) != "he"), None),
                          answers=tuple(self._last_answers(kinds)), people=tuple(people[:2]), films=tuple(self._two_films(kinds)),
+                         listed=tuple(replace(_entity(iri, "", "film"), label=label, text=label, year=kinds.year(iri))
+                                      for iri, label in self._listed(kinds)),
                          topic=self._topic(kinds))
 
     def last_entity(self, group: str, kinds: Kinds) -> LinkedEntity | None:
@@ -176,14 +182,15 @@ class Tracker:
         return next(self._recent(group, kinds), None)
 
     def _recent(self, group: str, kinds: Kinds):
-        """The distinct entities of `group` the conversation was about, the latest first: per turn its single answer,
-        then the entities of its plan."""
+        """The distinct entities of `group` the conversation was about, the latest first: per turn its one answer of
+        the group, then the entities of its plan. A film is any thing talked about as one: a series too ("tell me about
+        Pirates of the Caribbean" "who's in it?")."""
+        groups = THINGS if group == "film" else {group}
         seen = set()
         for plan, facts in reversed(self.turns()):
-            answers = [a for a in facts.answers if a.iri]
-            found = [_entity(answers[0].iri, answers[0].label, group)] if (
-                len(answers) == 1 and len(facts.answers) == 1 and kinds.group(answers[0].iri) == group) else []
-            found += [_pinned(e) for e in plan.entities if e.group == group]
+            answers = [(a, g) for a in facts.answers if a.iri and (g := kinds.group(a.iri)) in groups]
+            found = [_entity(a.iri, a.label, g) for a, g in answers] if len(answers) == 1 else []
+            found += [_pinned(e) for e in plan.entities if e.group in groups]
             # "tell me about Coraline" read as the novel: "is it a horror?" is about the film of that name
             found += [n for e in plan.entities if e.group != group and (n := kinds.namesake(e, group)) is not None]
             for entity in found:
@@ -201,15 +208,25 @@ class Tracker:
             return [_entity(a.iri, a.label, g) for a, g in found]
         return []
 
+    def _listed(self, kinds: Kinds) -> list[tuple[str, str]]:
+        """(IRI, label) of the films the last answer listed, when it listed two or more."""
+        _plan, facts = self.turns()[-1]
+        films = list({a.iri: a.label for a in facts.answers if a.iri and kinds.group(a.iri) == "film"}.items())
+        return films if len(films) >= 2 else []
+
     def _two_films(self, kinds: Kinds) -> list[LinkedEntity]:
         """The two films the last turns were about, when the last turns were about exactly two ("... and Fargo?" "who shot
-        both?"); none when the last answer listed films."""
+        both?"), or the two a turn named or answered ("I liked Raiders and The Last Crusade, anything similar?" "who's in
+        both of those films?"); none when the last turn was about more."""
         gathered: list[LinkedEntity] = []
         for plan, facts in reversed(self.turns()[-LOOK_BACK:]):
-            answered = [_entity(a.iri, a.label, "film") for a in facts.answers if a.iri and kinds.group(a.iri) == "film"]
-            if len(answered) >= 2:
-                return answered if len(answered) == 2 and not gathered else []
-            for entity in [*(_pinned(e) for e in plan.entities if e.group == "film"), *answered]:
+            answered = list({a.iri: _entity(a.iri, a.label, "film") for a in facts.answers if a.iri and kinds.group(a.iri) == "film"}.values())
+            named = list({e.iri: _pinned(e) for e in plan.entities if e.group == "film"}.values())
+            if not gathered and (len(named) == 2 or len(answered) == 2):
+                return named if len(named) == 2 else answered
+            if len(answered) >= 2 or len(named) >= 2:
+                return []
+            for entity in [*named, *answered]:
                 if entity.iri not in {g.iri for g in gathered}:
                     gathered.append(entity)
             if len(gathered) >= 2:

@@ -52,7 +52,7 @@ REFERRING: dict[tuple[str, ...], str] = {
     **{(word,): _pronoun(word, "person") for word in MASCULINE | FEMININE if not word.endswith("self")},  # ("did he direct it himself")
     **{words: points_at for points_at, said in phrases("referring").items() for words in said},
 }
-# said only at the end of a clause: "who directed that?", "who starred in the film?", "who directed both?"
+# said only at the end of a clause: "who directed that?", "who starred in the film?"
 CLAUSE_FINAL: dict[tuple[str, ...], str] = {words: points_at for points_at, said in phrases("referring", "clause_final").items()
                                             for words in said}
 POSSESSIVE = frozenset({"its", "his", "their", "hers"})
@@ -223,9 +223,13 @@ def _from_conversation(points_at: str, referents: Referents, toks: list[Token], 
             entities = list(referents.people) if len(referents.people) == 2 and not earlier_question else []
         else:
             entities = [] if earlier_question else list(referents.answers)
-    else:  # "both"
-        entities = [] if any(_is(labels, s, "film") for s in names) else list(referents.films)
-        entities = entities if len(entities) == 2 else []
+    elif points_at in ("newer", "older"):  # "how long is the newer one?" after two films
+        dated = [f for f in referents.listed if f.year]
+        pick = max if points_at == "newer" else min
+        entities = [pick(dated, key=lambda f: f.year)] if len(dated) == 2 and dated[0].year != dated[1].year else []
+    else:  # "both", unless the message names films, or names before it whom it means ("did Pacino and De Niro both ...")
+        named = any(_is(labels, s, "film") or s.tok_end <= k for s in names)
+        entities = list(referents.films) if len(referents.films) == 2 and not named else []
     if not entities:
         return None
     return _Edit(k, end, [e.label for e in entities], entities, _suffix(toks, k, end))

@@ -1,0 +1,104 @@
+"""Whole conversations on the demo KG, written in several styles: follow-ups edit earlier plans, pronouns find the
+entity of their type, a name or an earlier clause of the same message wins over the conversation."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.agent import Agent
+from bot.core.config import Settings
+from bot.core.contracts import Message, Reply
+from bot.dialogue.dialogue import Dialogue
+from bot.resources import demo_kg
+
+from conftest import CHEAP_FEATURES
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def demo_agent(cache_dir) -> Agent:
+    return Agent.from_settings(Settings(kg=str(demo_kg()), cache_dir=str(cache_dir), features=CHEAP_FEATURES))
+
+
+@pytest.fixture
+def chat(demo_agent):
+    dialogue = Dialogue(demo_agent)
+
+    def say(text: str) -> Reply:
+        return dialogue.reply(Message("!room", "sam", text))
+
+    return say
+
+
+def note(reply: Reply) -> dict:
+    return next((s.detail for s in reply.trace if s.stage == "dialogue"), {})
+
+
+def test_a_pronoun_inside_the_message_refers_to_that_messages_own_clause(chat):
+    assert chat("Who directed Parasite?").answers == ["Bong Joon-ho"]
+    both = chat("Who directed Heat and who composed its music?")
+    assert both.answers == ["Michael Mann", "Elliot Goldenthal"] and "Jung Jae-il" not in both.text
+
+
+def test_terse_follow_ups_ask_other_relations_of_the_same_film(chat):
+    assert chat("who made Alien").answers == ["Ridley Scott"]
+    assert chat("and the score?").answers == ["Jerry Goldsmith"]
+    assert chat("running time pls").answers == ["117"]
+
+
+def test_another_title_takes_the_last_question_and_not_its_wording(chat):
+    assert set(chat("Who wrote the screenplay of The Shining?").answers) == {"Stanley Kubrick", "Diane Johnson"}
+    misery = chat("what about Misery")
+    assert misery.answers == ["William Goldman"] and note(misery)["edit"].startswith("another topic")
+
+
+def test_he_and_it_find_the_person_and_the_film_of_earlier_turns(chat):
+    chat("Who directed Casablanca?")
+    other = chat("what else did he make?")
+    assert other.answers == [] and "no other films" in other.text  # the only Curtiz film in the graph was the topic
+    assert chat("is Ingrid Bergman in it?").answers == ["yes"]
+
+
+def test_a_namesake_is_chosen_by_a_person_and_corrected_by_another(chat):
+    assert chat("when did Hamlet come out").kind == "clarify"
+    assert chat("the Zeffirelli one").answers == ["1990"]
+    corrected = chat("no wait, I meant the one with Ethan Hawke")
+    assert corrected.answers == ["2000"]
+
+
+def test_a_superlative_and_a_count_after_a_list_are_over_that_list(chat):
+    films = chat("films directed by Denis Villeneuve")
+    assert "Incendies" in films.answers and len(films.answers) == 6
+    assert chat("which is the oldest").answers == ["Incendies"]
+    assert chat("how many of them came out after 2015?").answers == ["4"]  # Dune, its Part Two, Blade Runner 2049, Arrival
+
+
+def test_a_comparative_picks_one_of_the_two_films_just_listed(chat):
+    assert set(chat("Which films did Jane Campion direct?").answers) == {"The Piano", "The Power of the Dog"}
+    older = chat("name the composer of the older one")
+    assert older.answers == ["Michael Nyman"] and note(older)["referents"] == ["the older one = The Piano"]
+
+
+def test_both_is_the_two_films_the_conversation_went_through(chat):
+    assert chat("Who shot Fargo?").answers == ["Roger Deakins"]
+    assert chat("and No Country for Old Men?").answers == ["Roger Deakins"]
+    shared = chat("who directed both")
+    assert set(shared.answers) == {"Joel Coen", "Ethan Coen"}
+
+
+def test_a_story_first_then_the_question_about_it(chat):
+    chat("Who composed the music for Vertigo?")
+    reply = chat("my dad loves that one, who starred in it?")
+    assert "James Stewart" in reply.answers
+
+
+def test_what_else_did_she_do_is_her_films_in_her_main_role_without_the_one_discussed(chat):
+    assert chat("who directed The Power of the Dog?").answers == ["Jane Campion"]
+    assert chat("what else did she do?").answers == ["The Piano"]
+
+
+def test_a_list_narrowed_by_a_person_keeps_to_that_list(chat):
+    assert "Fargo" in chat("what did Roger Deakins shoot?").answers
+    narrowed = chat("any with Frances McDormand?")
+    assert narrowed.answers == ["Fargo"]
