@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from bot.core.contracts import Facts, Sentence
 from bot.core.kinds import Kind
+from bot.core.terms import Group
 from bot.core.text import join_labels
 from bot.generation.composed import result_sentence
 from bot.generation.sentences import LIST_INLINE, LIST_LIMIT, capitalise, films_phrase, forward, inverse, shown
@@ -113,7 +114,7 @@ def paragraph(parts: list[Facts], bundle: Bundle) -> list[str]:
     for part in parts:
         text = template_sentence(part, bundle).text
         topic = part.topic[0] if part.topic and not part.message else None
-        if topic is not None and previous is not None and topic.iri == previous.iri and topic.group == "film":
+        if topic is not None and previous is not None and topic.iri == previous.iri and topic.group == Group.FILM:
             name = display_name(topic)
             if text.startswith(name + " ") and not text.startswith(name + " (") and part.result is None:
                 text = "It" + text[len(name):]

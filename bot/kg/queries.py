@@ -108,7 +108,7 @@ def check_conditions(bundle: Bundle, constraints) -> None:
         needs_relations = c.op not in (Op.AMONG, Op.NOT_AMONG)
         if needs_relations and (not c.relations or any(r not in bundle.relations for r in c.relations)):
             raise PlanError(f"{c.op!r} needs relations of the bundle, got {c.relations}", what)
-        if c.op.on_set and (not c.values or not all(is_safe_iri(v) for v in c.values)):
+        if c.op.on_set and not all(is_safe_iri(v) for v in c.values):  # (none at all: no film meets it)
             raise PlanError(f"{c.op!r} needs entity IRIs, got {c.values}", what)
         if c.op.on_year or c.op.on_number:
             try:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from bot.core.contracts import Hop
+from bot.core.terms import AnswerType, Group
 from bot.core.text import words
 from bot.kg.bundle import Bundle
 from bot.understanding.vocabulary import FILM_WORDS, GENERIC, QUESTION_WORDS, ROLE_VERBS, SHARE_CUES, STOP, WORK_VERBS, word_set
@@ -213,19 +214,19 @@ class Lexicon:
 WEAK_CUES = ROLE_VERBS | {"behind"}
 
 # what a question's first words say about the kind of its answer
-WH_TYPES = {"who": "person", "whom": "person", "whose": "person", "when": "date", "where": "place"}
-PLACE_GROUPS = frozenset({"country", "place", "location"})  # what a "where" question may be answered with
+WH_TYPES = {"who": AnswerType.PERSON, "whom": AnswerType.PERSON, "whose": AnswerType.PERSON, "when": AnswerType.DATE, "where": AnswerType.PLACE}
+PLACE_GROUPS = frozenset({Group.COUNTRY, "place", "location"})  # what a "where" question may be answered with
 TYPE_NOUNS = {
-    "film": "film", "films": "film", "movie": "film", "movies": "film", "flick": "film", "flicks": "film",
-    "person": "person", "people": "person", "persons": "person", "actor": "person", "actors": "person", "actress": "person",
-    "actresses": "person", "director": "person", "directors": "person", "writer": "person", "writers": "person",
-    "screenwriter": "person", "screenwriters": "person", "composer": "person", "composers": "person",
-    "producer": "person", "producers": "person", "star": "person", "stars": "person", "filmmaker": "person",
-    "filmmakers": "person", "cinematographer": "person", "cinematographers": "person",
-    "year": "date", "years": "date", "date": "date", "dates": "date", "decade": "date",
+    "film": AnswerType.FILM, "films": AnswerType.FILM, "movie": AnswerType.FILM, "movies": AnswerType.FILM, "flick": AnswerType.FILM, "flicks": AnswerType.FILM,
+    "person": AnswerType.PERSON, "people": AnswerType.PERSON, "persons": AnswerType.PERSON, "actor": AnswerType.PERSON, "actors": AnswerType.PERSON, "actress": AnswerType.PERSON,
+    "actresses": AnswerType.PERSON, "director": AnswerType.PERSON, "directors": AnswerType.PERSON, "writer": AnswerType.PERSON, "writers": AnswerType.PERSON,
+    "screenwriter": AnswerType.PERSON, "screenwriters": AnswerType.PERSON, "composer": AnswerType.PERSON, "composers": AnswerType.PERSON,
+    "producer": AnswerType.PERSON, "producers": AnswerType.PERSON, "star": AnswerType.PERSON, "stars": AnswerType.PERSON, "filmmaker": AnswerType.PERSON,
+    "filmmakers": AnswerType.PERSON, "cinematographer": AnswerType.PERSON, "cinematographers": AnswerType.PERSON,
+    "year": AnswerType.DATE, "years": AnswerType.DATE, "date": AnswerType.DATE, "dates": AnswerType.DATE, "decade": AnswerType.DATE,
     # the source works films are based on (a bundle's "work" class group)
-    "novel": "work", "novels": "work", "book": "work", "books": "work", "play": "work", "plays": "work",
-    "story": "work", "stories": "work",
+    "novel": AnswerType.WORK, "novels": AnswerType.WORK, "book": AnswerType.WORK, "books": AnswerType.WORK, "play": AnswerType.WORK, "plays": AnswerType.WORK,
+    "story": AnswerType.WORK, "stories": AnswerType.WORK,
 }
 LIST_REQUESTS = frozenset("list name show give find tell".split())
 # nouns after "film" that make it a compound ("film genre", "movie language"): the compound is asked for
@@ -251,12 +252,12 @@ def expected_answer(clause: list[str]) -> str:
     first = clause[0]
     if first in WH_TYPES:
         return WH_TYPES[first]
-    if first in ("which", "what") and clause[1:3] in (["are", "the"], ["were", "the"]) and TYPE_NOUNS.get(clause[3:4][0] if clause[3:4] else "") == "film":
-        return "film"  # "what are the films of the Toy Story series": films, not the series of the film Toy Story
+    if first in ("which", "what") and clause[1:3] in (["are", "the"], ["were", "the"]) and TYPE_NOUNS.get(clause[3:4][0] if clause[3:4] else "") == AnswerType.FILM:
+        return AnswerType.FILM  # "what are the films of the Toy Story series": films, not the series of the film Toy Story
     if first in ("which", "what") and len(clause) > 1:
         for k in range(1, min(3, len(clause))):
             word, after = clause[k], clause[k + 1] if k + 1 < len(clause) else ""
-            if word in TYPE_NOUNS and TYPE_NOUNS[word] == "film" and after in COMPOUND_HEADS:
+            if word in TYPE_NOUNS and TYPE_NOUNS[word] == AnswerType.FILM and after in COMPOUND_HEADS:
                 return ""  # "what film genre is X": the genre, not a film
             if word in TYPE_NOUNS:
                 return TYPE_NOUNS[word]
@@ -264,8 +265,8 @@ def expected_answer(clause: list[str]) -> str:
                 break
     if first in LIST_REQUESTS:
         for word in clause[1:5]:
-            if word in TYPE_NOUNS and TYPE_NOUNS[word] == "film":
-                return "film"
+            if word in TYPE_NOUNS and TYPE_NOUNS[word] == AnswerType.FILM:
+                return AnswerType.FILM
     lead = 0
     while lead < len(clause) - 1 and clause[lead] in ("other", "more", "any", "some", "all", "the", "list", "name", "show", "me"):
         lead += 1
@@ -273,12 +274,12 @@ def expected_answer(clause: list[str]) -> str:
         later = _later_question(clause, lead + 1)
         if later is not None:
             return later  # the films are the topic: "the movies written by X were released in which years"
-        return "film"  # "other films from the director of X", "more movies by whoever directed X"
+        return AnswerType.FILM  # "other films from the director of X", "more movies by whoever directed X"
     later = _later_question(clause, 1, asked_only=True)
     verb = clause[-2] if len(clause) > 1 else ""
     if later is None and clause[-1] in ("films", "movies") and not set(clause) & QUESTION_WORDS and (
             verb.endswith("ed") or verb in ("wrote", "made", "did", "shot", "written", "done")):
-        return "film"  # "the scriptwriter of X also wrote movies" (but not "genres of X's movies")
+        return AnswerType.FILM  # "the scriptwriter of X also wrote movies" (but not "genres of X's movies")
     return later or ""
 
 
@@ -297,7 +298,7 @@ def _later_question(clause: list[str], start: int, asked_only: bool = False) -> 
     for k in range(start, len(clause)):
         word = clause[k]
         if _asks_person(clause, k):
-            return "person"
+            return AnswerType.PERSON
         noun = [w for w in clause[k + 1 : k + 3] if w not in ("other", "else")][:1]
         if word in ("which", "what") and noun and noun[0] in TYPE_NOUNS:
             return expected_answer(clause[k:])  # "the director of X also made which other films": a determiner asks

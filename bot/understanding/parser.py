@@ -198,7 +198,7 @@ class Understander:
                 # "who made Top Gun: Maverick? and Harry Potter and the Philosopher's Stone?": the same question again
                 entities.append(reading.topic_only)
                 asks.append(replace(asks[-1], topic=len(entities) - 1, text=clause_text))
-                if reading.topic_only.group == "film":
+                if reading.topic_only.group == Group.FILM:
                     last_thing = len(entities) - 1
                 continue
             if reading.topic_only is unsaid:
@@ -223,14 +223,14 @@ class Understander:
                     continue
                 entities.append(topic)
                 asks.append(Ask(chain, len(entities) - 1, None, clause_text, probability, reading.others, families(chain), reading.excluded))
-                if topic.group == "film":
+                if topic.group == Group.FILM:
                     last_thing = len(entities) - 1
             if reading.composition is not None and composition is None:
                 composition, offset = reading.composition, len(entities)
                 entities += composition.entities
                 composed_asks = len(asks), len(asks) + len(composition.asks)
                 asks += [replace(ask, topic=ask.topic + offset, text=ask.text or clause_text) for ask in composition.asks]
-                films = [n for n, e in enumerate(composition.entities) if e.group == "film"]
+                films = [n for n, e in enumerate(composition.entities) if e.group == Group.FILM]
                 if len(films) == 1:  # "how many Oscars did The Godfather win and who directed it": "it" is that film
                     last_thing = offset + films[0]
             missing = missing or reading.missing

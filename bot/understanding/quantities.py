@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.core.terms import Measure, Op
+
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
                 "a": 1, "an": 1, "half": 0.5}
 DECADE_WORDS = {"twenties": 1920, "thirties": 1930, "forties": 1940, "fifties": 1950, "sixties": 1960, "seventies": 1970,
@@ -34,8 +36,8 @@ MONEY_CUE = re.compile(r"\b(gross\w*|earn\w*|made|make|box office|money|revenue)
 class Quantity:
     """One condition read from the question: on a kind of value ('date', 'duration', 'money')."""
 
-    kind: str
-    op: str  # "year>=", "year<=" (dates) or ">", "<" (numbers)
+    kind: Measure  # what the quantity measures: a date, a duration or money
+    op: Op  # YEAR_FROM / YEAR_UNTIL (dates) or GT / LT (numbers)
     value: float
     start: int  # character range in the question
     end: int
@@ -71,39 +73,39 @@ def quantities(text: str, skip: list[tuple[int, int]] = ()) -> list[Quantity]:
     for m in BETWEEN.finditer(text):
         if free(m):
             low, high = sorted((int(m.group(1)), int(m.group(2))))
-            add("date", "year>=", low, m)
-            found.append(Quantity("date", "year<=", high, m.start(), m.end(), m.group(0).strip()))
+            add(Measure.DATE, Op.YEAR_FROM, low, m)
+            found.append(Quantity(Measure.DATE, Op.YEAR_UNTIL, high, m.start(), m.end(), m.group(0).strip()))
     for m in DECADE.finditer(text):
         if free(m):
             start = decade_start(m)
             if start is not None:
-                add("date", "year>=", start, m)
-                found.append(Quantity("date", "year<=", start + 9, m.start(), m.end(), m.group(0).strip()))
+                add(Measure.DATE, Op.YEAR_FROM, start, m)
+                found.append(Quantity(Measure.DATE, Op.YEAR_UNTIL, start + 9, m.start(), m.end(), m.group(0).strip()))
     for m in LONGER.finditer(text):
         if free(m):
             minutes = _amount(m.group(2)) * (60 if m.group(3).lower().startswith("h") else 1) + (30 if "half" in m.group(0).lower() else 0)
-            add("duration", ">", minutes, m)
+            add(Measure.DURATION, Op.GT, minutes, m)
     for m in SHORTER.finditer(text):
         if free(m):
             minutes = _amount(m.group(2)) * (60 if m.group(3).lower().startswith("h") else 1) + (30 if "half" in m.group(0).lower() else 0)
-            add("duration", "<", minutes, m)
+            add(Measure.DURATION, Op.LT, minutes, m)
     if MONEY_CUE.search(text):
         for m in MONEY.finditer(text):
             if free(m) and (m.group(3) or "$" in m.group(0) or "dollar" in m.group(0).lower()):
                 scale = {"billion": 1e9, "bn": 1e9, "million": 1e6, "m": 1e6, "thousand": 1e3, "k": 1e3}.get((m.group(3) or "").lower(), 1)
                 greater = m.group(1).lower() in ("more than", "over", "at least", "above")
-                add("money", ">" if greater else "<", _amount(m.group(2)) * scale, m)
+                add(Measure.MONEY, Op.GT if greater else Op.LT, _amount(m.group(2)) * scale, m)
     for m in AFTER.finditer(text):
         if free(m):
             word, year = (m.group(1) or m.group(3)).lower(), int(m.group(2) or m.group(4))
-            add("date", "year>=", year + (0 if word in ("since", "from") else 1), m)
+            add(Measure.DATE, Op.YEAR_FROM, year + (0 if word in ("since", "from") else 1), m)
     for m in BEFORE.finditer(text):
         if free(m):
             word = m.group(1).lower()
-            add("date", "year<=", int(m.group(2)) - (0 if word == "until" else 1), m)
+            add(Measure.DATE, Op.YEAR_UNTIL, int(m.group(2)) - (0 if word == "until" else 1), m)
     for m in IN_YEAR.finditer(text):
         if free(m):
             year = int(m.group(1))
-            add("date", "year>=", year, m)
-            found.append(Quantity("date", "year<=", year, m.start(), m.end(), m.group(0).strip()))
+            add(Measure.DATE, Op.YEAR_FROM, year, m)
+            found.append(Quantity(Measure.DATE, Op.YEAR_UNTIL, year, m.start(), m.end(), m.group(0).strip()))
     return found

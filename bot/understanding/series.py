@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.core.terms import Group
 from bot.core.text import Token, join_labels, normalize
 from bot.kg import queries
 from bot.understanding.lexicon import FILM_WORDS
@@ -44,7 +45,7 @@ class SeriesOrdinals:
 
     def __init__(self, kg):
         self.kg = kg
-        self.relation = next((r for r in kg.bundle.relations.values() if r.value_class == "series"), None)
+        self.relation = next((r for r in kg.bundle.relations.values() if r.value_class == Group.SERIES), None)
 
     def phrases(self, toks: list[Token], spans: list[Span]) -> list[OrdinalPhrase]:
         if self.relation is None:
@@ -60,10 +61,10 @@ class SeriesOrdinals:
             for span in spans:
                 if span.tok_start != k + 1:
                     continue
-                series = [i for i in span.ids if groups[i] == "series"]
+                series = [i for i in span.ids if groups[i] == Group.SERIES]
                 end = span.tok_end
                 entry = end < len(toks) and toks[end][0] in ENTRY_WORDS
-                film = any(groups[i] == "film" for i in span.ids)
+                film = any(groups[i] == Group.FILM for i in span.ids)
                 # "the first Alien": maybe the film Alien; "the first Alien film" and "the third Alien" are the series
                 if series and (entry or not film or ordinal > 1):
                     found.append(OrdinalPhrase(start, end + entry, ordinal, series[0], span))
@@ -93,7 +94,7 @@ class SeriesOrdinals:
         """Films whose title starts with `name` but that are not among `members` ("Star Wars: Episode IV – A New Hope"
         when the graph's Star Wars series holds only The Force Awakens)."""
         labels = self.kg.labels
-        return [i for i in labels.starting_with(normalize(name) + " ") if labels.groups[i] == "film" and i not in members]
+        return [i for i in labels.starting_with(normalize(name) + " ") if labels.groups[i] == Group.FILM and i not in members]
 
     def _choice(self, phrase: OrdinalPhrase) -> tuple[int | None, str]:
         """(the film the phrase names, "") or (None, what the graph cannot tell). An ordinal is only answered when the
@@ -120,7 +121,7 @@ class SeriesOrdinals:
         ("Toy Story 2", "... Part II", "... Part Two"), or for "first" the title itself when no film titled like it is
         older. Release order among titles that merely start alike ("Batman", "Batman Begins") is not trusted."""
         labels = self.kg.labels
-        named = [i for i in phrase.span.ids if labels.groups[i] == "film"]
+        named = [i for i in phrase.span.ids if labels.groups[i] == Group.FILM]
         title = labels.labels[named[0]]
         family = self._in_release_order(named + self._titled_alike(title, named))
         if phrase.ordinal == 1 and family and family[0] in named:
@@ -149,6 +150,6 @@ class SeriesOrdinals:
         for phrase in self.phrases(toks, spans):
             film, missing = self._choice(phrase)
             if film is None:
-                named = phrase.series if phrase.series is not None else next(i for i in phrase.span.ids if self.kg.labels.groups[i] == "film")
+                named = phrase.series if phrase.series is not None else next(i for i in phrase.span.ids if self.kg.labels.groups[i] == Group.FILM)
                 return named, missing
         return None

@@ -72,7 +72,7 @@ def read_check(ctx: Composer, view: ComposedClause) -> Composition | None:
             return None
         reading.relations.add(relation)
         if q.kind == Measure.DATE:
-            years = [int(x.value) for x in quants if x.kind == "date"]
+            years = [int(x.value) for x in quants if x.kind == Measure.DATE]
             op = Check.EQUALS if len(set(years)) == 1 and len(years) == 2 else (Check.YEAR_FROM if q.op == Op.YEAR_FROM else Check.YEAR_UNTIL)
             reading.verification = Verification(relation, 0, None, op, str(min(years) if op is not Check.YEAR_UNTIL else max(years)))
         else:
