@@ -31,7 +31,7 @@ from bot.understanding.reader.tagger import Features, RoleTagger, train  # noqa:
 
 HELD_OUT = {
     "stories and asides": ("story", "aside"),
-    "politeness and hedges": ("polite", "hedge"),
+    "politeness, hedges, fillers": ("polite", "hedge", "filler"),
     "descriptions": ("describe",),
     "chat, typos, confusions, case": ("chat", "typos", "confusions", "lower", "upper"),
     "non-native wording": ("non_native",),

@@ -88,3 +88,27 @@ def test_an_index_whose_iris_are_not_sorted_keeps_its_iri_map(tmp_path):
     index.save(tmp_path / "labels.pkl")
     loaded = LabelIndex.load(tmp_path / "labels.pkl")
     assert loaded.by_iri["http://x/a"] == 1 and loaded.label_of("http://x/b") == "B"
+
+
+def test_a_first_name_names_the_one_well_known_person_who_has_it_and_no_one_else():
+    from bot.kg.labels import first_names
+
+    index = LabelIndex()
+    people = [("Keanu Reeves", 5), ("Grace Kelly", 6), ("Tom Hanks", 9), ("Milla Jovovich", 4), ("Milla Mare", 3), ("Zoltan Rarely", 1)]
+    for label, degree in people:
+        index.iris.append(f"http://x/{len(index.iris)}")
+        index.labels.append(label)
+        index.groups.append("person")
+        index.degree.append(degree)
+    named = first_names(index)
+    assert named == {"keanu": 0}  # "grace" is an ordinary word, "tom" too short, two Millas, Zoltan has one film
+
+
+def test_titles_are_also_known_by_their_initials_and_without_the_word_before_their_number():
+    from bot.kg.variants import genre_variants, title_variants
+
+    assert "lotr" in title_variants("The Lord of the Rings: The Return of the King")
+    assert "bttf" in title_variants("Back to the Future")
+    assert not {v for v in title_variants("Lord of War") if " " not in v}  # "low" is a word, not initials
+    assert "godfather 2" in title_variants("The Godfather Part II")
+    assert "romantic comedies" in genre_variants("romantic comedy film")

@@ -222,3 +222,13 @@ def test_a_second_question_about_the_same_film_needs_no_name_and_may_name_its_re
 def test_an_overview_is_of_the_film_a_description_picks(demo_agent):
     assert "Nia DaCosta" in demo_agent.answer("give me an overview of Candyman, the DaCosta one").text
     assert "Bernard Rose" in demo_agent.answer("what do you know about the 1992 Candyman?").text
+
+
+@pytest.mark.integration
+def test_names_people_type_read_as_the_films_and_people_they_mean(demo_agent):
+    """A number after a name several films share is their order ("lotr 3"), a well-known first name its person, a person
+    whose only role is the source books their films, and a title typed in lower case is still a name the reading must use."""
+    assert demo_agent.answer("how long is lotr 3").answers == ["201"]
+    assert "Meryl Streep" in demo_agent.answer("anything with meryl?").answers
+    assert "The Shining" in demo_agent.answer("stephen king films please").answers
+    assert demo_agent.answer("spielberg directed alien").answers == ["Ridley Scott"]

@@ -85,9 +85,10 @@ def record_artefact(folder: Path, name: str, key: str) -> None:
 
 
 def _labels_key(bundle: Bundle, graph_key: str) -> str:
+    from bot.core import english
     from bot.kg import labels, queries, variants
 
-    return combine(graph_key, bundle.schema_hash(), code_digest(labels, queries, variants))
+    return combine(graph_key, bundle.schema_hash(), code_digest(labels, queries, variants, english))
 
 
 def _films_key(bundle: Bundle, graph_key: str) -> str:

@@ -27,8 +27,11 @@ from bot.core.text import normalize
 from bot.kg import queries
 from bot.kg.bundle import Bundle
 from bot.kg.store import Node
+from bot.kg.variants import STOP as VARIANT_STOP
 from bot.kg.variants import award_variants, genre_variants, name_variants, title_variants
 
+MIN_FIRST_NAME = 4  # shorter first names ("Tom", "Ava") are read as nicknames of no one
+FIRST_NAME_DEGREE = 3  # a person called by the first name alone has at least this many triples of films
 GROUP_PRIORITY = ("film", "person")
 _YEAR = re.compile(r"^(-?\d{4})")
 
@@ -356,6 +359,23 @@ def _lang_ok(node: Node, language: str) -> bool:
     return not node.lang or node.lang.split("-")[0].lower() == language
 
 
+def first_names(index: LabelIndex) -> dict[str, int]:
+    """First names that name one person of the graph and nothing else: people call some by the first name alone
+    ("anything with Keanu?"). Only people with a few films (the well-known are called so), and not a first name two
+    people share, one that is an ordinary word ("Grace", "Will"), or a short one."""
+    from bot.core.english import common_words
+
+    ordinary = common_words()
+    people: dict[str, list[int]] = defaultdict(list)
+    for idx, (label, group) in enumerate(zip(index.labels, index.groups)):
+        words = normalize(label).split()
+        if group == "person" and len(words) >= 2 and words[0].isalpha():
+            people[words[0]].append(idx)
+    return {first: ids[0] for first, ids in people.items()
+            if len(ids) == 1 and len(first) >= MIN_FIRST_NAME and first not in ordinary and first not in VARIANT_STOP
+            and index.degree[ids[0]] >= FIRST_NAME_DEGREE}
+
+
 def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
     """Collect labels, class groups, relation degrees and film years with a few SPARQL queries."""
     steps = 3 + len(bundle.relations)
@@ -447,6 +467,9 @@ def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
                 if idx not in variants[variant]:
                     variants[variant].append(idx)
                     index.max_tokens = max(index.max_tokens, variant.count(" ") + 1)
+    for first, idx in first_names(index).items():  # "movies with keanu": the one person of that first name
+        if first not in variants:
+            variants[first].append(idx)
     index.by_norm = dict(by_norm)
     index.variants = {key: ids for key, ids in variants.items() if key not in by_norm}
     index.role_bits = role_bits

@@ -24,6 +24,7 @@ PARTICLES = ("von", "van", "de", "del", "della", "da", "di", "du", "le", "la", "
 NAME_SUFFIXES = ("jr", "sr", "ii", "iii")
 STOP = frozenset("the a an of and or in on at to for with from by is it its".split())
 MIN_SUBTITLE_WORDS = 2
+MIN_ACRONYM, MAX_ACRONYM = 3, 6
 
 
 def _without_article(norm: str) -> str:
@@ -41,6 +42,25 @@ def _number_forms(norm: str) -> set[str]:
             swapped = ROMAN.get(word) or ARABIC.get(word)
             out.add(" ".join(words[:i] + [swapped] + words[i + 1 :]))
     return out
+
+
+def _without_part(norm: str) -> str:
+    """'the godfather part 2' -> 'the godfather 2': the word before a sequel number, dropped as people do."""
+    return re.sub(r"\b(?:part|chapter|episode|vol|volume) (\d+)$", r"\1", norm) if re.search(r"\b(?:part|chapter|episode|vol|volume) \d+$", norm) else ""
+
+
+def _acronym(norm: str) -> str:
+    """'the lord of the rings' -> 'lotr': the initials of a title of three words or more (without its article), as fans
+    abbreviate it; not when the initials spell an ordinary word ("ADA") or are shorter than three letters."""
+    words = norm.split()
+    if words and words[0] in ARTICLES:
+        words = words[1:]
+    if len(words) < 3 or not all(w[:1].isalpha() for w in words):
+        return ""
+    initials = "".join(w[0] for w in words)
+    from bot.core.english import common_words
+
+    return initials if MIN_ACRONYM <= len(initials) <= MAX_ACRONYM and initials not in STOP and initials not in common_words() else ""
 
 
 def _significant(norm: str, min_words: int) -> bool:
@@ -72,10 +92,13 @@ def title_variants(label: str) -> set[str]:
             forms.add(f"{main} {subtitle}")  # "John Wick: Chapter 3 – Parabellum" is also "John Wick: Parabellum"
     for form in list(forms):
         forms |= _number_forms(form)
+    forms |= {short for form in list(forms) if (short := _without_part(form))}
     for form in list(forms):
         bare = _without_article(form)
         if bare and _significant(bare, 1):
             forms.add(bare)
+    if initials := _acronym(normalize(parts[0] if len(parts) > 1 else label)):
+        forms.add(initials)  # the (main) title's initials: "lotr" for every "The Lord of the Rings: ..." film, "bttf"
     forms.discard(normalize(label))
     return {f for f in forms if f}
 
@@ -118,7 +141,10 @@ def genre_variants(label: str) -> set[str]:
 
 
 def _genre_plural(norm: str) -> set[str]:
-    if not norm or " " in norm or norm.endswith(("ed", "al", "ic", "s", "ing")):
+    if " " in norm:  # "romantic comedy" -> "romantic comedies"
+        head, _, last = norm.rpartition(" ")
+        return {f"{head} {plural}" for plural in _genre_plural(last)}
+    if not norm or norm.endswith(("ed", "al", "ic", "s", "ing")):
         return set()
     if norm.endswith("y") and not norm.endswith(("ay", "ey", "oy", "uy")):
         return {norm[:-1] + "ies"}

@@ -80,9 +80,12 @@ QUALITY_WORDS = frozenset("any good great best nice decent fun cool classic popu
 class IndexMentions:
     """Exact n-gram matches against the label index, plus residual spans for fuzzy matching."""
 
-    def __init__(self, labels: LabelIndex, vocabulary: frozenset[str]):
+    def __init__(self, labels: LabelIndex, vocabulary: frozenset[str], ordinary: frozenset[str] = frozenset()):
+        """`vocabulary`: the question wording; `ordinary`: ordinary English words (bot.core.english), which no name
+        the graph lacks is made of."""
         self.labels = labels
         self.vocabulary = vocabulary
+        self.ordinary = ordinary
         self.max_n = min(labels.max_tokens, MAX_SPAN_TOKENS)
 
     def exact(self, toks: list[Token]) -> list[Span]:
@@ -105,7 +108,7 @@ class IndexMentions:
         """A short variant beside a word that is no question wording is part of another name: 'potter' of
         'Harry Potter' is not the surname of Ryan Potter (but 'westerns' of "any good westerns?" is a genre)."""
         beside = words[start - 1 : start] + words[end : end + 1]
-        return any(w.isalpha() and w not in self.vocabulary and w not in QUALITY_WORDS for w in beside)
+        return any(w.isalpha() and w not in self.vocabulary and w not in QUALITY_WORDS and w not in self.ordinary for w in beside)
 
     def residual_runs(self, toks: list[Token]) -> list[tuple[int, int]]:
         """Token runs made of words the question wording does not explain (allowing inner wording words)."""

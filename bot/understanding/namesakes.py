@@ -96,6 +96,10 @@ class NamesakeChoice:
             return best
         marked = description_of(toks) | self._possessor(text, toks, span, clause_spans, a)
         positions = _beside(marked, span.tok_start, span.tok_end, a, b)
+        if any(k < span.tok_start and self.names.lexicon.is_cue(toks[k][0]) for k in positions):
+            # a description before a title is a possessive, a year or a word ("Branagh's", "the 1996", "the Zeffirelli");
+            # "spielberg directed alien" is a claim about the film, not which film
+            positions = frozenset(k for k in positions if k > span.tok_start)
         if not positions:
             return best
         people, kinds = [], []

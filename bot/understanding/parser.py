@@ -51,7 +51,7 @@ from bot.understanding.mentions import IndexMentions, Span
 from bot.understanding.names import NameFinder
 from bot.understanding.namesakes import NamesakeChoice
 from bot.understanding.reader import context_of, description_of, reading_message
-from bot.understanding.reader.build import load_reader, reader_vocabulary
+from bot.understanding.reader.build import load_reader, ordinary_words, reader_vocabulary
 from bot.understanding.referents import resolve_referents
 from bot.understanding.scoring import NAMESAKE_READINGS, HandScorer
 from bot.understanding.vocabulary import (
@@ -94,7 +94,8 @@ class Understander:
         self.lexicon = Lexicon.from_bundle(kg.bundle, frozenset(known))
         self.speller = Speller(known | self.lexicon.words | COMPOSITION_WORDS)
         # "older", "longest", "pls", "vs" are wording too (a misspelt title is looked for between them)
-        self.mentions = IndexMentions(kg.labels, self.vocabulary | COMPOSITION_WORDS | STOP | GENERIC)
+        ordinary = ordinary_words(kg)
+        self.mentions = IndexMentions(kg.labels, self.vocabulary | COMPOSITION_WORDS | STOP | GENERIC, ordinary)
         self.names = NameFinder(kg, self.lexicon, self.mentions, self.vocabulary, fuzzy_threshold)
         self.composer = Composer(kg, self.lexicon, self.vocabulary)
         self.chains = ChainReader(kg, classifier, self.lexicon, self.speller, self.names)
@@ -106,7 +107,7 @@ class Understander:
         self.recommendations = recommendation.READER(kg, self)  # recommendation requests
         # what each word of a message does (bot.understanding.reader): context words need no explanation, descriptions
         # pick or check the film they describe
-        self.reader_vocabulary = reader_vocabulary(self.lexicon, frozenset(known), COMPOSITION_WORDS)
+        self.reader_vocabulary = reader_vocabulary(self.lexicon, frozenset(known), COMPOSITION_WORDS, ordinary)
         self.reader = load_reader(kg, self.reader_vocabulary, self.mentions, quiet=quiet, force=force)
 
     @property

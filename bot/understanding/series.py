@@ -1,5 +1,6 @@
 """Films named by their place in a series: "the first Harry Potter film", "the third Alien movie", "the latest
-Shrek one".
+Shrek one", and by a number after a name several films share: "lotr 2" (the second "The Lord of the Rings: ..." film),
+"avatar 2".
 
 The KG's series relation (a bundle relation whose values are of the class group "series", e.g. Wikidata P179)
 gives the members; their order is their release order in the graph. An ordinal phrase becomes one span naming
@@ -26,6 +27,7 @@ ORDINALS = {
 ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh", 8: "eighth",
                  9: "ninth", 10: "tenth", -1: "latest"}
 ENTRY_WORDS = FILM_WORDS | {"one", "installment", "instalment", "entry", "part", "episode", "chapter"}
+NUMBERED = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "ii": 2, "iii": 3, "iv": 4, "vi": 6}  # "lotr 2", "lotr ii" ("I" is a pronoun)
 NUMBER_NAMES = {2: ("2", "ii", "two"), 3: ("3", "iii", "three"), 4: ("4", "iv", "four"), 5: ("5", "v", "five"), 6: ("6", "vi", "six")}
 
 
@@ -38,6 +40,7 @@ class OrdinalPhrase:
     ordinal: int
     series: int | None  # label-index id of the series; None: a film title with a film word ("the second Toy Story movie")
     span: Span  # the series name's span
+    numbered: bool = False  # a number after a name several films share ("lotr 2"): the nth of those films
 
 
 class SeriesOrdinals:
@@ -72,6 +75,24 @@ class SeriesOrdinals:
                 if not series and film and (entry or ordinal > 1):  # "the 3rd Toy Story": no title starts so, it counts films
                     found.append(OrdinalPhrase(start, end + entry, ordinal, None, span))
                     break
+        return found + self._numbered_names(toks, spans, found)
+
+    def _numbered_names(self, toks: list[Token], spans: list[Span], taken: list[OrdinalPhrase]) -> list[OrdinalPhrase]:
+        """A sequel number right after a name that several films share and no title with that number has ("lotr 2",
+        "avatar 2"): the nth of them. ("toy story 2" is a title of its own, and its span is longer.)"""
+        groups = self.kg.labels.groups
+        found = []
+        for span in spans:
+            k = span.tok_end
+            if k >= len(toks) or any(p.start <= span.tok_start < p.end for p in taken):
+                continue
+            number = NUMBERED.get(toks[k][0])
+            films = [i for i in span.ids if groups[i] == "film"]
+            if number is None or len(films) < 2 or any(s.tok_start <= span.tok_start and k < s.tok_end for s in spans):
+                continue
+            if toks[k - 1][2] < toks[k][1] and toks[k - 1][2] != toks[k][1] - 1:
+                continue  # only a space between the name and its number ("lotr 2", not "lotr? 2 of them")
+            found.append(OrdinalPhrase(span.tok_start, k + 1, number, None, span, numbered=True))
         return found
 
     def members(self, series: int) -> list[int]:
@@ -100,6 +121,9 @@ class SeriesOrdinals:
         """(the film the phrase names, "") or (None, what the graph cannot tell). An ordinal is only answered when the
         films titled like the series but left out of it would not change the pick: a graph that lists only the
         newest Star Wars film in its Star Wars series would otherwise call it the first."""
+        if phrase.numbered:
+            films = self._in_release_order([i for i in phrase.span.ids if self.kg.labels.groups[i] == Group.FILM])
+            return (films[phrase.ordinal - 1], "") if phrase.ordinal <= len(films) else (None, "")
         if phrase.series is None:
             return self._numbered(phrase)
         labels = self.kg.labels
@@ -149,7 +173,7 @@ class SeriesOrdinals:
         Harry Potter series: my knowledge graph has 2") or cannot order for sure (see _choice)."""
         for phrase in self.phrases(toks, spans):
             film, missing = self._choice(phrase)
-            if film is None:
+            if film is None and missing:
                 named = phrase.series if phrase.series is not None else next(i for i in phrase.span.ids if self.kg.labels.groups[i] == Group.FILM)
                 return named, missing
         return None

@@ -31,7 +31,7 @@ from bot.understanding.linking import Namesakes, link_span, namesakes
 from bot.understanding.mentions import Span
 from bot.understanding.names import NameFinder
 from bot.understanding.questions import ENT, supported_chains
-from bot.understanding.reader import context_of
+from bot.understanding.reader import context_of, named_of
 from bot.understanding.vocabulary import FILM_WORDS, PRONOUNS, QUESTION_WORDS, Speller
 
 CONSTRUCTION = Construction(
@@ -42,6 +42,7 @@ CONSTRUCTION = Construction(
 MAX_CHAINS_PER_SPAN = 12  # chains scored per span (by classifier probability) before the explanation check
 LENGTH_WEIGHT = 1.0  # log-probability bonus per token of the span
 WORDING_PENALTY = 2.5  # spans made only of question wording ("who", "film") are unlikely names
+MAX_ROLE_NAMESAKES = 3  # people of one name whose roles are read as chains ("Stephen King": the author, not an actor of that name)
 ROLE_ODDS = 20.0  # how much likelier a chain is when the KG shows the entity in its first relation
 
 
@@ -99,6 +100,9 @@ class ChainReader:
                                                                    chain_code((Hop(name, True), Hop(name, False))))
                                          if code in column) for name in kg.bundle.relations}
         self.chain_role = {c.code: topic_role(kg.bundle, c.hops[0]) for c in chains}
+        # each relation's chain from a value to its films: scored for a person in every role the graph shows them in
+        # ("Stephen King movies" are the films of his books, whatever the wording's likeliest role)
+        self.role_columns = {name: column[code] for name in kg.bundle.relations if (code := chain_code((Hop(name, False),))) in column}
         # the graph is read-only, so these answers never go stale
         self.topic_roles = lru_cache(maxsize=4096)(self._topic_roles)
 
@@ -141,6 +145,7 @@ class ChainReader:
             cued = [self.cued_columns[r] for r, cues in self.lexicon.cues.items() if r in self.cued_columns and cues & outside]
             columns = list(order[row][:MAX_CHAINS_PER_SPAN])
             columns += [c for pair in cued for c in pair if c not in columns]  # the relations the words name, however ranked
+            columns += [c for c in self._role_columns(span) if c not in columns]
             ignored = words = None
             for col in columns:
                 chain, p = classes[col], float(probs[row, col])
@@ -163,6 +168,13 @@ class ChainReader:
                 found.append(candidate)
         return found
 
+    def _role_columns(self, span: Span) -> list[int]:
+        """The films-of-a-value chains of the roles the span's people have in the graph (its few best-known namesakes)."""
+        labels = self.kg.labels
+        people = sorted((i for i in span.ids if labels.groups[i] == Group.PERSON), key=lambda i: -labels.degree[i])[:MAX_ROLE_NAMESAKES]
+        roles = set().union(*(self.topic_roles(i) for i in people)) if people else set()
+        return [self.role_columns[r] for r in sorted(roles) if r in self.role_columns]
+
     def _ignored_names(self, text: str, toks, spans: list[Span], candidate: Candidate) -> tuple[str, ...]:
         """Other names of the clause, written as names, that the reading leaves out ("Richard Dreyfuss was in Stand
         by Me - who were the co-stars" read about Dreyfuss alone answers another question)."""
@@ -170,10 +182,12 @@ class ChainReader:
         taken = {k for s in used for k in range(s.tok_start, s.tok_end)} | set(candidate.selectors)
         ignored = []
         first = min(s.tok_start for s in spans)
+        named = named_of(toks)
         for span in spans:
             if span.fuzzy_score < 100 or any(k in taken for k in range(span.tok_start, span.tok_end)):
                 continue
-            if self.names.wording_only(toks, span) or not text[span.start].isupper():
+            written_as_name = text[span.start].isupper() or all(k in named for k in range(span.tok_start, span.tok_end))
+            if self.names.wording_only(toks, span) or not written_as_name:
                 continue
             if span.length == 1 and (span.tok_start == 0 or span.tok_start == first and not text[: span.start].strip()):
                 continue  # one capitalised word opening the message may only be capitalised for that

@@ -23,6 +23,7 @@ from bot.understanding.reader.tagger import RoleTagger, Tagged
 CONTEXT_CONFIDENCE = 0.75  # a word is context only when the tagger gives that role at least this probability,
 ASKING_CONTEXT_CONFIDENCE = 0.95  # and a question word or a relation's cue word only when it is all but sure
 DESCRIPTION_CONFIDENCE = 0.7  # a word describes a film when the tagger gives that role at least this probability
+NAME_CONFIDENCE = 0.9  # a word typed in lower case is written as a name when the tagger is this sure
 NEVER_DESCRIBING = frozenset("who whom whose what which when where why how whoever whatever whichever".split())
 
 
@@ -33,6 +34,7 @@ class Reading:
     tagged: Tagged | None
     context: frozenset[int] = frozenset()
     description: frozenset[int] = frozenset()
+    named: frozenset[int] = frozenset()  # the words the tagger is sure are part of a name
 
     def to_trace(self, toks: list[Token]) -> list[list[str]]:
         if self.tagged is None:
@@ -54,6 +56,13 @@ def context_of(toks: list) -> frozenset[int]:
     """The tokens of the message being read that ask nothing (a story, a hedge, politeness)."""
     read = _READING.get()
     return read[1].context if read is not None and read[0] is toks else frozenset()
+
+
+def named_of(toks: list) -> frozenset[int]:
+    """The tokens of the message being read that are part of a name, as the tagger reads them ("nolan directed
+    titanic": "titanic" is a name, though typed in lower case)."""
+    read = _READING.get()
+    return read[1].named if read is not None and read[0] is toks else frozenset()
 
 
 def description_of(toks: list) -> frozenset[int]:
@@ -81,4 +90,5 @@ class Reader:
                             if m[Role.CTX] >= (ASKING_CONTEXT_CONFIDENCE if toks[k][0] in asking else CONTEXT_CONFIDENCE))
         description = frozenset(k for k, m in enumerate(tagged.marginals)
                                 if m[Role.DESC] >= DESCRIPTION_CONFIDENCE and toks[k][0] not in NEVER_DESCRIBING)
-        return Reading(tagged, context, description)
+        named = frozenset(k for k, m in enumerate(tagged.marginals) if m[Role.NAME] >= NAME_CONFIDENCE)
+        return Reading(tagged, context, description, named)

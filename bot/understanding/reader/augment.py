@@ -204,6 +204,20 @@ def unforeseen(example: Example, gen: Generator) -> Example:
     return example
 
 
+def filler(example: Example, gen: Generator) -> Example:
+    """A word that colours the question without changing it, inside it ("what genres does X usually do")."""
+    asks = [n for n, p in enumerate(example.pieces) if p.role is Role.ASK and len(p.text.split()) >= 2]
+    if not asks:
+        return example
+    at = gen.rng.choice(asks)
+    words = example.pieces[at].text.split()
+    k = gen.rng.randrange(1, len(words) + 1)
+    word = gen.rng.choice(augment_data()["fillers"]["words"])
+    before, after = " ".join(words[:k]), " ".join(words[k:])
+    example.pieces[at : at + 1] = [p for p in (Piece(before, Role.ASK), Piece(word, Role.CTX), Piece(after, Role.ASK)) if p.text]
+    return example
+
+
 def lower(example: Example, gen: Generator) -> Example:
     for piece in example.pieces:
         piece.text = piece.text.lower()
@@ -219,12 +233,13 @@ def upper(example: Example, gen: Generator) -> Example:
 STYLES: dict[str, Style] = {
     "story": story, "aside": aside, "polite": polite, "hedge": hedge, "describe": describe, "typos": typos,
     "confusions": confusions, "chat": chat, "non_native": non_native, "several": several, "unforeseen": unforeseen,
-    "lower": lower, "upper": upper,
+    "lower": lower, "upper": upper, "filler": filler,
 }
 # how often each style is applied to a generated question (independently)
 STYLE_RATES = {"story": 0.15, "aside": 0.12, "polite": 0.25, "hedge": 0.1, "describe": 0.25, "typos": 0.15, "confusions": 0.05,
-               "chat": 0.12, "non_native": 0.12, "several": 0.12, "unforeseen": 0.08, "lower": 0.3, "upper": 0.03}
-ORDER = ("describe", "unforeseen", "non_native", "several", "story", "aside", "polite", "hedge", "typos", "confusions", "chat", "lower", "upper")
+               "chat": 0.12, "non_native": 0.12, "several": 0.12, "unforeseen": 0.08, "lower": 0.3, "upper": 0.03,
+               "filler": 0.1}
+ORDER = ("describe", "unforeseen", "filler", "non_native", "several", "story", "aside", "polite", "hedge", "typos", "confusions", "chat", "lower", "upper")
 
 
 def augmented(gen: Generator, n: int, styles: tuple[str, ...] | None = None, rng: random.Random | None = None) -> list[Example]:

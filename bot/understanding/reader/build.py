@@ -6,6 +6,7 @@ chain classifier, and keyed the same way: by content, never by a hand-bumped ver
 
 from __future__ import annotations
 
+from bot.core.cache import code_digest, combine
 from bot.core.text import Token
 from bot.kg.graph import KG, artefact_fresh, record_artefact
 from bot.understanding.reader import Reader
@@ -18,10 +19,11 @@ MIN_TRAINING_EXAMPLES = 3_000
 EXAMPLES_PER_FILM = 30
 
 
-def reader_vocabulary(lexicon, wording: frozenset[str], compare: frozenset[str]) -> Vocabulary:
+def reader_vocabulary(lexicon, wording: frozenset[str], compare: frozenset[str], ordinary: frozenset[str]) -> Vocabulary:
     """The tagger's word lists from the understander's own: the bundle's relation cues (bot.understanding.lexicon), the
-    classifier's question wording, the shared vocabulary, and the words of comparisons, superlatives and counts."""
-    return Vocabulary(frozenset().union(*lexicon.cues.values()), wording, STOP, GENERIC, FILM_WORDS, compare)
+    classifier's question wording, the shared vocabulary, the words of comparisons, superlatives and counts, and the
+    ordinary English words."""
+    return Vocabulary(frozenset().union(*lexicon.cues.values()), wording, STOP, GENERIC, FILM_WORDS, compare, ordinary)
 
 
 def exact_names(mentions, wording: frozenset[str]):
@@ -38,6 +40,21 @@ def exact_names(mentions, wording: frozenset[str]):
         return out
 
     return names_of
+
+
+ORDINARY_WORDS = "ordinary-words.txt"
+
+
+def ordinary_words(kg: KG) -> frozenset[str]:
+    """The ordinary English words (bot.core.english), kept in the KG's build folder: read in milliseconds at start."""
+    from bot.core import english
+
+    path = kg.folder / ORDINARY_WORDS
+    key = combine(code_digest(english), str(english.COMMON))
+    if not artefact_fresh(kg.folder, ORDINARY_WORDS, key):
+        path.write_text("\n".join(sorted(english.common_words())), encoding="utf-8")
+        record_artefact(kg.folder, ORDINARY_WORDS, key)
+    return frozenset(path.read_text(encoding="utf-8").split())
 
 
 def training_examples(films: int) -> int:

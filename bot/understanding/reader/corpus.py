@@ -33,9 +33,9 @@ from bot.understanding.questions import ENT, QuestionGenerator, supported_chains
 AUGMENT = Path(__file__).with_name("augment.toml")
 _SLOT = re.compile(r"\{(\w+)\}")
 SHAPES = ("chain", "comparison", "superlative", "count", "conditions", "yesno", "shared", "overview", "recommendation",
-          "multimedia", "smalltalk", "fragment")
+          "multimedia", "smalltalk", "fragment", "unsupported")
 # how often each shape is generated: relation chains are most of what people ask
-SHAPE_WEIGHTS = (0.42, 0.05, 0.06, 0.05, 0.07, 0.06, 0.03, 0.07, 0.07, 0.02, 0.03, 0.07)
+SHAPE_WEIGHTS = (0.40, 0.05, 0.06, 0.05, 0.07, 0.06, 0.03, 0.07, 0.07, 0.02, 0.03, 0.06, 0.03)
 
 
 class Role(StrEnum):

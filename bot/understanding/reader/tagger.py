@@ -36,6 +36,7 @@ class Vocabulary:
     generic: frozenset[str]  # requests, greetings, fillers
     film: frozenset[str]  # film, movie, ...
     compare: frozenset[str]  # longer, oldest, most, how many, ...
+    ordinary: frozenset[str] = frozenset()  # ordinary English words (bot.core.english)
 
 
 def _shape(word: str) -> str:
@@ -69,6 +70,8 @@ class Features:
             flags.append("wording")
         if in_name:
             flags.append("name")
+        if not flags and word in v.ordinary:
+            flags.append("ordinary")
         if not flags and not word.isdigit():
             flags.append("unknown")
         return flags
