@@ -17,7 +17,7 @@ from bot.understanding.constructions.fact import Candidate
 from bot.understanding.mentions import Span
 from bot.understanding.names import NameFinder
 from bot.understanding.reader import description_of
-from bot.understanding.reader.descriptions import FilmOption, check, read_description
+from bot.understanding.reader.descriptions import ORDER_WORDS, FilmOption, check, read_description
 from bot.understanding.vocabulary import word_set
 
 # the words of a description that claims nothing about the film ("the dark knight one")
@@ -96,7 +96,7 @@ class NamesakeChoice:
             return best
         marked = description_of(toks) | self._possessor(text, toks, span, clause_spans, a)
         positions = _beside(marked, span.tok_start, span.tok_end, a, b)
-        if any(k < span.tok_start and self.names.lexicon.is_cue(toks[k][0]) for k in positions):
+        if any(k < span.tok_start and self.names.lexicon.is_cue(toks[k][0]) and toks[k][0] not in ORDER_WORDS for k in positions):
             # a description before a title is a possessive, a year or a word ("Branagh's", "the 1996", "the Zeffirelli");
             # "spielberg directed alien" is a claim about the film, not which film
             positions = frozenset(k for k in positions if k > span.tok_start)

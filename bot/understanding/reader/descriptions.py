@@ -17,6 +17,7 @@ from bot.core.text import Token
 
 ORIGINAL = frozenset({"original", "first", "earliest", "oldest", "old", "classic", "og"})
 REMAKE = frozenset({"remake", "newest", "newer", "latest", "new", "recent", "modern", "reboot"})
+ORDER_WORDS = ORIGINAL | REMAKE  # which of a title's films: "the original", "the remake"
 _TWO_DIGITS = re.compile(r"^\d{2}$")
 
 
