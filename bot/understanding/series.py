@@ -87,7 +87,7 @@ class SeriesOrdinals:
             if k >= len(toks) or any(p.start <= span.tok_start < p.end for p in taken):
                 continue
             number = NUMBERED.get(toks[k][0])
-            films = [i for i in span.ids if groups[i] == "film"]
+            films = [i for i in span.ids if groups[i] == Group.FILM]
             if number is None or len(films) < 2 or any(s.tok_start <= span.tok_start and k < s.tok_end for s in spans):
                 continue
             if toks[k - 1][2] < toks[k][1] and toks[k - 1][2] != toks[k][1] - 1:
