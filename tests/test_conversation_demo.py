@@ -102,3 +102,19 @@ def test_a_list_narrowed_by_a_person_keeps_to_that_list(chat):
     assert "Fargo" in chat("what did Roger Deakins shoot?").answers
     narrowed = chat("any with Frances McDormand?")
     assert narrowed.answers == ["Fargo"]
+
+
+def test_the_year_of_a_namesake_picks_it_for_the_next_question(chat):
+    assert "Debra Hill" in chat("Who wrote Halloween 1978?").answers
+    assert chat("did Rob Zombie direct the 2007 one?").answers == ["yes"]
+
+
+def test_what_else_leaves_out_the_films_of_a_series_talked_about(chat):
+    chat("tell me about the Indiana Jones series")
+    films = chat("what else has Harrison Ford been in?").answers
+    assert films and not any("Indiana Jones" in f or "Raiders" in f for f in films)
+
+
+def test_that_one_is_the_film_just_answered(chat):
+    assert chat("what's the longest film Christopher Nolan directed?").answers == ["Oppenheimer"]
+    assert "2023" in chat("what year was that one released").answers[0]

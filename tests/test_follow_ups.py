@@ -166,3 +166,8 @@ def test_what_else_did_a_person_do_is_their_films_in_their_main_role_and_else_le
     edited = follow.what_else(plan, plan.text)
     assert edited.chain == (Hop("director", False),) and edited.asks[0].others  # of his main roles, the bundle's first
     assert follow.what_else(named("who else starred with Michael Mann", "p:mann"), "") is None  # "starred" names a role
+
+
+def test_another_name_after_a_name_the_graph_lacked_asks_that_question_about_it():
+    missed = Understanding("who scored Roninn?", Kind.UNKNOWN, not_found=["Roninn"])
+    assert FOLLOW.another_topic(named("ok, what about Ronin", "f:ronin"), conversation((missed, Facts(Kind.UNKNOWN, "")))) == "who scored Ronin?"

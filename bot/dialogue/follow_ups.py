@@ -135,10 +135,14 @@ class FollowUps:
 
     # --- another topic, the same question ---------------------------------------------------
 
-    def another_topic(self, plan: Understanding, tracker: Tracker) -> Understanding | None:
-        """"And Heat?" / "what about Nolan?": the latest plan about the same kind of topic, about the new one."""
+    def another_topic(self, plan: Understanding, tracker: Tracker) -> Understanding | str | None:
+        """"And Heat?" / "what about Nolan?": the latest plan about the same kind of topic, about the new one. After a
+        question whose name the graph did not have, that question again with this name (a string to read again)."""
         if not names_only(plan):
             return None
+        missed, _facts = tracker.turns()[-1]
+        if missed.kind == Kind.UNKNOWN and missed.not_found and len(plan.entities) == 1:
+            return self._named_now(missed, plan.entities[0])
         group = plan.entities[0].group
         if any(e.group != group for e in plan.entities):
             return None
@@ -307,7 +311,15 @@ class FollowUps:
         film = tracker.last_entity("film", self)
         if film is not None:
             iris.append(film.iri)
+        iris += [f for iri in iris if self.group(iri) == "series" for f in self.films_of_series(iri)]  # a series talked about: its films
         return [iri for iri in dict.fromkeys(iris) if self.group(iri) == "film"]
+
+    def films_of_series(self, series: str) -> list[str]:
+        bundle = self.agent.kg.bundle
+        relation = next((name for name, r in bundle.relations.items() if r.value_class == "series"), None)
+        if relation is None:
+            return []
+        return [r["film"].value for r in self.agent.kg.graph.select(queries.films_with_value(bundle, relation, series)) if r.get("film")]
 
     def without_earlier(self, plan: Understanding, tracker: Tracker) -> Understanding:
         """'What else' / 'which other': the asks leave out the films the conversation was about (the agent leaves

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from bot.core.contracts import LinkedEntity, Referents
-from bot.core.text import contracted_not, normalize
+from bot.core.text import YEAR, contracted_not, normalize
 from bot.kg.labels import LabelIndex
 from bot.understanding.constructions.clause import Token, tokenise
 from bot.understanding.mentions import Span
@@ -63,6 +63,7 @@ TOGETHER = frozenset({"together", "both"})  # "did they work together": two peop
 CLAUSE_END_WORDS = frozenset({"and", "then", "too", "also", "please", "pls", "tho", "though", "again"})
 DEMONSTRATIVES = word_class("demonstratives") | {"that"}  # "that play": a referent of a kind the conversation may not offer
 NEGATED = NEGATIONS | {"no", "nothing", "never", "none"}  # a message that says what it does not want sets a condition
+DATED_NOUNS = frozenset({"one", "version", "film", "movie", "remake"})  # "the 1996 one"
 GENDERED = {word: points_at for (word, *more), points_at in REFERRING.items() if not more and points_at in ("he", "she")}
 LONGEST = max(len(words) for words in [*REFERRING, *CLAUSE_FINAL])
 
@@ -136,6 +137,8 @@ def _referring_words(text: str, toks: list[Token], k: int, names: list[Span]) ->
     before = text[:start].rstrip()
     if text[start].isupper() and before and before[-1] not in ".!?:;,(\"'":
         return None
+    if word == "the" and k + 2 < len(toks) and YEAR.fullmatch(toks[k + 1][0]) and toks[k + 2][0] in DATED_NOUNS:
+        return k + 3, "dated"  # "the 2018 one": the conversation's film of that name, from that year
     for size in range(min(LONGEST, len(toks) - k), 0, -1):
         words = tuple(t for t, _, _ in toks[k : k + size])
         end = k + size
@@ -223,6 +226,11 @@ def _from_conversation(points_at: str, referents: Referents, toks: list[Token], 
             entities = list(referents.people) if len(referents.people) == 2 and not earlier_question else []
         else:
             entities = [] if earlier_question else list(referents.answers)
+    elif points_at == "dated":  # "was Jamie Lee Curtis in the 2018 one too?": a namesake of the conversation's film
+        film, year = referents.film, int(toks[k + 1][0])
+        ids = [i for i in labels.lookup(normalize(film.label)) if labels.groups[i] == "film" and labels.years[i] == year] if film else []
+        named = any(_is(labels, s, "film") for s in names)  # "Halloween, the 2018 one": the reader's description of that title
+        entities = [LinkedEntity(film.label, labels.iris[ids[0]], film.label, 100.0, "film", year=year)] if len(ids) == 1 and not named else []
     elif points_at in ("newer", "older"):  # "how long is the newer one?" after two films
         dated = [f for f in referents.listed if f.year]
         pick = max if points_at == "newer" else min
