@@ -45,3 +45,28 @@ def test_a_forced_build_rebuilds_the_store_index_and_classifier(mini_bundle, tmp
     assert all((folder / name).stat().st_mtime_ns != mtime for name, mtime in before.items())
     kg = open_kg(settings, build_if_missing=False)  # still fresh after the forced build
     assert kg.labels.lookup("good will hunting")
+
+
+def test_the_build_command_trains_the_classifier_in_a_second_process_and_a_start_reuses_it(mini_bundle, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from bot.agent import Agent
+    from bot.cli import app
+    from bot.core.config import Settings
+    from bot.kg.graph import artefact_fresh, open_kg
+    from bot.understanding import classifier
+
+    result = CliRunner().invoke(app, ["--cache-dir", str(tmp_path), "--no-llm", "build", str(mini_bundle)])
+    assert result.exit_code == 0, result.output
+    assert "question classifier in a second process" in result.output
+    settings = Settings(kg=str(mini_bundle), cache_dir=str(tmp_path), features=CHEAP_FEATURES)
+    kg = open_kg(settings, build_if_missing=False)
+    assert artefact_fresh(kg.folder, classifier.CLASSIFIER, classifier.classifier_key(kg.bundle))
+
+    def no_training(bundle):
+        raise AssertionError("the classifier was trained again")
+
+    monkeypatch.setattr(classifier.ChainClassifier, "train", staticmethod(no_training))
+    assert Agent.from_settings(settings).answer("Who directed Milk?").answers == ["Gus Van Sant"]
+    again = CliRunner().invoke(app, ["--cache-dir", str(tmp_path), "--no-llm", "build", str(mini_bundle)])
+    assert again.exit_code == 0 and "second process" not in again.output  # fresh: nothing to train
