@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -41,14 +42,20 @@ TARGET_TOTAL_S = 300.0
 TARGET_SERVE_S = 15.0
 
 
-def run(cmd: list[str], cwd: Path, env: dict, log: Path) -> float:
-    """Run `cmd`, its output appended to `log`; the seconds it took (exits with the log's tail when it fails)."""
-    started = time.perf_counter()
+def child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(cmd: list[str], cwd: Path, env: dict, log: Path) -> tuple[float, float]:
+    """Run `cmd`, its output appended to `log`; the seconds it took, wall and CPU (exits with the log's tail when it
+    fails). The CPU seconds do not depend on what else the machine runs: on a shared machine they say more."""
+    started, cpu = time.perf_counter(), child_cpu()
     with open(log, "a", encoding="utf-8") as out:
         done = subprocess.run(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
     if done.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed ({done.returncode}):\n" + log.read_text(encoding="utf-8")[-3000:])
-    return time.perf_counter() - started
+    return time.perf_counter() - started, child_cpu() - cpu
 
 
 def call(url: str, method: str = "GET", body: str | dict | None = None, timeout: float = 5.0) -> dict:
@@ -110,8 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     env.update(MOVIEBOT_CACHE_DIR=str(cache), MOVIEBOT_DATA_DIR=str(work / "data"), MOVIEBOT_PORT=str(args.port))
     process = None
     try:
-        clone_s = run(["git", "clone", "--quiet", args.repo, str(clone)], work, env, log)
-        setup_s = run(["scripts/setup.sh", *(["--no-build"] if args.shipped else [])], clone, env, log)
+        load = os.getloadavg()[0]
+        clone_s, _ = run(["git", "clone", "--quiet", args.repo, str(clone)], work, env, log)
+        setup_s, setup_cpu = run(["scripts/setup.sh", *(["--no-build"] if args.shipped else [])], clone, env, log)
         setup_log = log.read_text(encoding="utf-8")
         built_llama = "building llama-cpp-python" in setup_log
         demo = re.search(r"demo KG ready after (\d+) s", setup_log)
@@ -134,7 +142,9 @@ def main(argv: list[str] | None = None) -> int:
           f"llama-cpp-python {'built from source' if built_llama else 'wheel reused'}"
           + (f"; MOVIEBOT_WHEELS={env['MOVIEBOT_WHEELS']}" if env.get("MOVIEBOT_WHEELS") else ""))
     print(f"git clone               {clone_s:7.1f} s")
-    print(f"scripts/setup.sh        {setup_s:7.1f} s" + (f"  (of which the demo KG and its models: {demo.group(1)} s)" if demo else ""))
+    print(f"load average at the start: {load:.1f} on {os.cpu_count()} cores")
+    print(f"scripts/setup.sh        {setup_s:7.1f} s  (CPU {setup_cpu:.0f} s)"
+          + (f"  (the demo KG and its models ready {demo.group(1)} s after they began, beside the installs)" if demo else ""))
     print(f"serve: page up          {page_s:7.1f} s")
     print(f"serve: first answer     {answer_s:7.1f} s  ({reply[:60]!r})")
     print(f"clone -> first answer   {total_s:7.1f} s = {total_s / 60:.1f} min")
