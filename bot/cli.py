@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import threading
 from contextlib import contextmanager
@@ -219,13 +220,21 @@ def note_when_slow(note: str, after_s: float = 1.0):
         timer.cancel()
 
 
-def finish(agent) -> None:
-    """Let the features still loading in the background (the NER tagger) finish before the process exits.
+def finish(agent, code: int = 0) -> None:
+    """End the process now, also while features still load in the background (the NER tagger, the phrasing model's
+    first priming): a chat left at once, or a server stopped by SIGTERM, must not wait seconds for them.
 
-    A daemon thread inside torch's C++ code when the interpreter shuts down is unwound through
-    frames that cannot be unwound, and the C++ runtime aborts the process ("terminate called
-    without an active exception", exit code 134) after a correct answer was printed."""
-    agent.wait_ready()
+    Python's own shutdown cannot end such a load: it waits for a non-daemon thread, and a daemon
+    thread inside torch's C++ code is unwound through frames that cannot be unwound, so the C++
+    runtime aborts the process ("terminate called without an active exception", exit code 134).
+    So once nothing is left to answer, the output is flushed, the logs closed and the process
+    ends without the interpreter's shutdown; with no load running it ends the ordinary way."""
+    if agent.wait_ready(0):
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    logging.shutdown()
+    os._exit(code)
 
 
 @app.command()
@@ -262,7 +271,10 @@ def run_connector(settings: Settings, start) -> None:
     try:
         asyncio.run(run_until_stopped(start(settings, dialogue)))
     except (ValueError, RuntimeError, OSError) as exc:
-        fail(str(exc))
+        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True, highlight=False)
+        finish(dialogue.agent, 1)
+        raise typer.Exit(1) from None
+    finish(dialogue.agent)
 
 
 @app.command()

@@ -196,3 +196,33 @@ def load():  # as flair's import after the script's end: a thread pool cannot st
     ThreadPoolExecutor(1).submit(print)
 """, mini_settings)
     assert "is off" not in stderr and "Traceback" not in stderr, stderr[-2000:]
+
+
+CHAT_WHILE_LOADING = """
+import sys, time
+import bot.features
+from bot.cli import run
+from bot.core.features import Contribution, Feature
+
+def load():  # as the NER tagger's load: torch making layers, for much longer than the chat lasts
+    import torch
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        torch.nn.Linear(256, 256)
+    open(marker, "w").close()
+
+slow = Feature("tagger", "loads for a minute", (), "ner", lambda agent: Contribution(background=load))
+bot.features.chosen = lambda settings: [slow]
+marker = sys.argv[3]
+sys.argv = ["moviebot", "--cache-dir", sys.argv[2], "chat", "--kg", sys.argv[1]]
+run()
+"""
+
+
+def test_a_chat_left_while_a_feature_still_loads_ends_without_waiting_for_it_and_cleanly(mini_agent, mini_settings, tmp_path):
+    loaded = tmp_path / "loaded"
+    done = subprocess.run([sys.executable, "-c", CHAT_WHILE_LOADING, mini_settings.kg, mini_settings.cache_dir, str(loaded)],
+                          input="Who directed Milk?\nquit\n", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Gus Van Sant" in done.stdout, done.stderr[-2000:]
+    assert "terminate called" not in done.stderr and "Traceback" not in done.stderr
+    assert not loaded.exists()  # the process ended while the load was still running, not after it
