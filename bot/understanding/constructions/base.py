@@ -42,3 +42,8 @@ class Construction:
     @property
     def data(self) -> dict:
         return construction_data(self.name)
+
+    @property
+    def words(self) -> dict[str, frozenset[str]]:
+        """The word lists of its data file's [words] table, as sets."""
+        return {name: frozenset(words) for name, words in self.data.get("words", {}).items()}

@@ -26,7 +26,7 @@ CONSTRUCTION = Construction(
     ("Which is longer, Titanic or Avatar?", "Is Heat older than Ronin?", "Which came out first, Alien or Blade Runner?"),
     forms=(Form.COMPARISON, Form.ORDERED),
 )
-WORDS = {name: frozenset(words) for name, words in CONSTRUCTION.data["words"].items()}
+WORDS = CONSTRUCTION.words
 MOST = WORDS["more"]
 BEFORE_AFTER = WORDS["before_after"]
 

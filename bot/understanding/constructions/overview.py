@@ -26,11 +26,11 @@ CONSTRUCTION = Construction(
     ("Tell me about Heat", "What do you know about Jane Campion?", "Heat?", "info on Casablanca", "give me the rundown on Inception"),
     forms=(Form.OVERVIEW,),
 )
-ASKS = frozenset(CONSTRUCTION.data["words"]["asks"])
-BEFORE_NAME = frozenset(CONSTRUCTION.data["words"]["before_name"])
-ALLOWED = (ASKS | STOP | GENERIC) - frozenset(CONSTRUCTION.data["words"]["never"])
-AFTER_NAME = frozenset(CONSTRUCTION.data["words"]["after_name"])
-ASKING = frozenset(CONSTRUCTION.data["words"]["asking"])
+ASKS = CONSTRUCTION.words["asks"]
+BEFORE_NAME = CONSTRUCTION.words["before_name"]
+ALLOWED = (ASKS | STOP | GENERIC) - CONSTRUCTION.words["never"]
+AFTER_NAME = CONSTRUCTION.words["after_name"]
+ASKING = CONSTRUCTION.words["asking"]
 ELLIPTIC = tuple(tuple(pair) for pair in CONSTRUCTION.data["patterns"]["elliptic"])
 KNOWN_FOR = int(CONSTRUCTION.data["person"]["known_for"])
 

@@ -14,7 +14,7 @@ CONSTRUCTION = Construction(
     ("Who acted in both The Godfather and Heat?", "Were Alien and Blade Runner directed by the same person?"),
     forms=(Form.SHARED,),
 )
-SHARED_WORDS = frozenset(CONSTRUCTION.data["words"]["shared"])
+SHARED_WORDS = CONSTRUCTION.words["shared"]
 
 
 def cued(view: ComposedClause) -> bool:

@@ -15,7 +15,7 @@ CONSTRUCTION = Construction(
     ("What is Spielberg's longest film?", "Who directed the most films?", "Which film won the most Oscars?"),
     forms=(Form.ORDERED, Form.MOST),
 )
-WORDS = {name: frozenset(words) for name, words in CONSTRUCTION.data["words"].items()}
+WORDS = CONSTRUCTION.words
 MOST_AWARDS = "max_count"  # the film with the most awards: the greatest number of values, read as AggregateOp.MAX with families
 
 

@@ -15,7 +15,7 @@ CONSTRUCTION = Construction(
     ("Did Ridley Scott direct Alien?", "Was Parasite released in 2019?", "Did Brad Pitt and Edward Norton ever star together?"),
     forms=(Form.VERIFICATION, Form.ANY),
 )
-WORDS = {name: frozenset(words) for name, words in CONSTRUCTION.data["words"].items()}
+WORDS = CONSTRUCTION.words
 ANY_FILM_WORDS = WORDS["any_film"]
 
 
