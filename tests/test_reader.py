@@ -232,3 +232,14 @@ def test_names_people_type_read_as_the_films_and_people_they_mean(demo_agent):
     assert "Meryl Streep" in demo_agent.answer("anything with meryl?").answers
     assert "The Shining" in demo_agent.answer("stephen king films please").answers
     assert demo_agent.answer("spielberg directed alien").answers == ["Ridley Scott"]
+
+
+@pytest.mark.integration
+def test_the_words_around_a_person_s_films_need_no_exact_phrasing(demo_agent):
+    """A filmography "as a <role>", a body of work, a "directorial debut", a description by surname before a title, and a
+    yes/no question that names a film is no request for an overview of it."""
+    assert "Skyfall" in demo_agent.answer("give me Roger Deakins's filmography as a cinematographer").answers
+    assert "Toy Story" in demo_agent.answer("walk me through tom hanks's oeuvre").answers
+    assert demo_agent.answer("What was Jordan Peele's directorial debut?").answers == ["Get Out"]
+    assert "Macbeth (1971)" in demo_agent.answer("what is the running time of the Polanski Macbeth").text
+    assert demo_agent.answer("is heat ok for a date night?").answers == []

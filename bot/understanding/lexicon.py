@@ -110,7 +110,10 @@ class Lexicon:
             said: set[str] = set()
             for text in (*rel.asks, *rel.finds, *rel.films, *rel.peers, *rel.synonyms, *(c for c in rel.cues if " " not in c), rel.noun, rel.plural):
                 said |= _phrasing_words(text)
-            cues[name] = frozenset(said - STOP - GENERIC - SHARE_CUES)  # "else", "other" shape a chain, they name no relation
+            # "else", "other" shape a chain, they name no relation; a film word of a phrasing ("the filmography of {value}")
+            # asks for films of any role, unless the relation's own cues name it ("works" of an author)
+            explicit = {w for c in rel.cues if " " not in c for w in _phrasing_words(c)}
+            cues[name] = frozenset(said - STOP - GENERIC - SHARE_CUES - (FILM_WORDS - explicit))
             evidence[name] = tuple(frozenset(words(c)) for c in rel.cues if " " in c)
         used = set().union(*cues.values()) if cues else set()
         unsupported = {w: what for w, what in UNSUPPORTED.items() if w not in used}
@@ -175,7 +178,7 @@ class Lexicon:
                 if not shares and not self._soft_share(chain):
                     other.append(word)
                 continue
-            if word in STOP or word in GENERIC:
+            if word in STOP or word in GENERIC or word in FILM_WORDS:
                 continue
             owners = self.relations_of(word)
             if owners & in_chain or word in WEAK_CUES:

@@ -108,7 +108,8 @@ class IndexMentions:
         """A short variant beside a word that is no question wording is part of another name: 'potter' of
         'Harry Potter' is not the surname of Ryan Potter (but 'westerns' of "any good westerns?" is a genre)."""
         beside = words[start - 1 : start] + words[end : end + 1]
-        return any(w.isalpha() and w not in self.vocabulary and w not in QUALITY_WORDS and w not in self.ordinary for w in beside)
+        return any(w.isalpha() and w not in self.vocabulary and w not in QUALITY_WORDS and w not in self.ordinary
+                   and not self.labels.lookup(w) for w in beside)  # ("the zeffirelli hamlet": a title of its own beside it)
 
     def residual_runs(self, toks: list[Token]) -> list[tuple[int, int]]:
         """Token runs made of words the question wording does not explain (allowing inner wording words)."""

@@ -18,7 +18,7 @@ from bot.understanding.constructions.base import Construction
 from bot.understanding.constructions.clause import Clause
 from bot.understanding.lexicon import Lexicon
 from bot.understanding.reader import context_of
-from bot.understanding.vocabulary import GENERIC, STOP
+from bot.understanding.vocabulary import GENERIC, STOP, YES_NO_START
 
 CONSTRUCTION = Construction(
     "overview", "a short summary of one film (year, directors, genres, top-billed cast, running time) or one person "
@@ -69,6 +69,8 @@ class OverviewReader:
         if not marked and not any(clause.tokens[k].text in ASKING for k in clause.positions if k not in name):
             return None  # a name not asked about ("Heat", "the movie Inside, when was it released?"; "Heat?" is asked)
         words = clause.words
+        if words and words[0] in YES_NO_START and words[1:2] != ["you"]:
+            return None  # "is the piano ok for kids?": a yes/no question, whatever else it says ("could you tell me ..." asks)
         if any(tuple(words[i : i + len(p)]) == p for p in ELLIPTIC for i in range(len(words))):
             return None  # "what about Heat": the last question again
         said_nothing = context_of(clause.tokens)  # "I just saw it."
