@@ -269,7 +269,7 @@ class Agent:
                     )
                 reading.plan = plan
         except Exception as exc:  # noqa: BLE001 - the chat must never see a traceback
-            reading.early = _failure(exc, raw)
+            reading.early = failure_reply(exc, raw)
         reading.steps = timer.steps
         return reading
 
@@ -289,7 +289,7 @@ class Agent:
                 facts = self._retrieve(plan, conversation, timer)
                 reply = self._sentence(plan, facts, timer)
         except Exception as exc:  # noqa: BLE001 - the chat must never see a traceback
-            reply, facts = _failure(exc, reading.text), None
+            reply, facts = failure_reply(exc, reading.text), None
         reply.trace = timer.steps
         reply.latency_ms = (time.perf_counter() - reading.started) * 1000
         return Answered(reply, plan, facts)
@@ -516,7 +516,7 @@ def without_named(facts: Facts, named: set[str]) -> Facts:
     return facts
 
 
-def _failure(exc: Exception, text: str) -> Reply:
+def failure_reply(exc: Exception, text: str) -> Reply:
     """The friendly reply for a failure while answering `text` (logged with its traceback)."""
     if isinstance(exc, StoreError):
         log.error("knowledge graph error: %s", exc)

@@ -154,3 +154,18 @@ def test_a_sparql_query_is_no_turn_and_no_answer_to_a_clarification(chat):
     reply = chat('SELECT ?x WHERE { ?x <http://www.w3.org/2000/01/rdf-schema#label> "Milk"@en }')
     assert reply.kind == "sparql" and "dialogue" not in steps(reply)
     assert chat("the 1948 one").answers != ["Laurence Olivier"]  # the clarification was left for the query
+
+
+def test_a_follow_up_whose_lookup_fails_gets_a_friendly_reply_and_the_room_goes_on(chat, monkeypatch):
+    from bot.core.errors import StoreError
+
+    assert chat("who directed hamlet").kind == "clarify"
+
+    def unreachable(*args, **kwargs):
+        raise StoreError("the endpoint went away")
+
+    monkeypatch.setattr(chat.dialogue.follow, "linked", unreachable)
+    reply = chat("the one Robin Williams is in")
+    assert reply.kind == "error" and "Traceback" not in reply.text and reply.text
+    monkeypatch.undo()
+    assert chat("Who directed Milk?").answers == ["Gus Van Sant"]

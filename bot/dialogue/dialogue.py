@@ -23,7 +23,7 @@ import re
 import time
 from dataclasses import replace
 
-from bot.agent import Agent, Answered, Reading
+from bot.agent import Agent, Answered, Reading, failure_reply
 from bot.core.contracts import Facts, LinkedEntity, Message, Reply, TraceStep, Understanding
 from bot.core.kinds import Kind, spec
 from bot.core.text import YEAR, join_labels, join_or, tokens
@@ -68,7 +68,10 @@ class Dialogue:
 
     def reply(self, message: Message) -> Reply:
         tracker = self.memory(message.room)
-        reply = self._reply(message, tracker)
+        try:
+            reply = self._reply(message, tracker)
+        except Exception as exc:  # noqa: BLE001 - a follow-up's lookup that fails (a remote graph gone) is said, not shown
+            reply = failure_reply(exc, message.text or "")
         self.store.save(message.room, tracker)
         return reply
 

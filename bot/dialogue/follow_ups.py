@@ -3,7 +3,9 @@
 A message is read once, with what the conversation offers its pronouns and its unsaid topic
 (bot.understanding.referents: "and who composed its music?", "and the runtime?"). What is left
 for the dialogue is a plan that only makes sense with an earlier one, and each such case is an
-edit of a typed plan, never a rewrite of text parsed again:
+edit of a typed plan, not a rewrite of text parsed again (only when the earlier question left no
+plan to edit -- its name was not in the graph, its count was not understood -- is that question
+read again with what the user says now):
 
 * another topic, the same question ("And Heat?", "what about Nolan?"): the last plan of that
   kind of topic, with the new entity in the old one's place (a relation, or a condition's value);
@@ -13,7 +15,8 @@ edit of a typed plan, never a rewrite of text parsed again:
   superlative or count over the last list, never over the whole graph), and "what else" leaves
   out the films the conversation was about;
 * "name them" after a count: the same plan, listing; "which of them was also in Y": what the last
-  film and Y share.
+  film and Y share; "any with X?" after a list: those of them with X; "what else did X do": X's films
+  in their main role.
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 
 Everything the dialogue remembers is an `Event` appended to the room's `Tracker`: what the user
 said, the plan it was read into (after the conversation's edits), the facts that answered it, a
-clarification the bot asked and the choice that answered it, films the user likes or has seen, and
-a reset. What a follow-up may point back at — the last film, person, list, plan — is read from the
-events (`referents`, `last_films`, `turns`); nothing else is kept on the side. The tracker is plain
+clarification the bot asked and the choice that answered it, the films the user likes, and a reset
+(a recommendation request's seen and excluded films are part of its plan, bot/dialogue/recommendations.py).
+What a follow-up may point back at — the last film, person, list, plan — is read from the events
+(`referents`, `last_films`, `turns`); nothing else is kept on the side. The tracker is plain
 data: it goes to JSON and back with bot.core.contracts.to_data / from_data, so replicas that share
 a room's memory (bot/dialogue/memory_store.py) go on with its follow-ups.
 """
@@ -17,9 +18,9 @@ from typing import Protocol
 
 from bot.core.contracts import Conversation, Facts, LinkedEntity, Referents, Understanding
 
-MAX_LIKED = 12  # films remembered as liked (or seen), newest kept
+MAX_LIKED = 12  # films remembered as liked, newest kept
 MAX_PLURAL_REFERENTS = 5  # "they" stands for at most this many answers
-KEEP_TURNS = 20  # answered turns kept; older events are dropped (liked and seen films are kept as the latest lists)
+KEEP_TURNS = 20  # answered turns kept; older events are dropped (the liked films are kept as the latest list)
 LOOK_BACK = 4  # turns searched for the films "those" points at
 THINGS = {"film", "series"}  # what "it" may stand for
 
@@ -46,7 +47,6 @@ class Act(StrEnum):
     CLARIFY = "clarify"  # the bot asked which entity was meant (`options`; `plan` waits for the choice)
     CHOSEN = "chosen"  # the user chose one of the options
     LIKED = "liked"  # the films the user likes, all of them (the latest such event holds the list)
-    SEEN = "seen"  # the films the user has seen, all of them
     RESET = "reset"  # the user started over: nothing before it is referred to
 
 
@@ -110,9 +110,6 @@ class Tracker:
         """A request that names its own films starts a new list of liked films."""
         self.events.append(Event(Act.LIKED, options=films[-MAX_LIKED:]))
 
-    def has_seen(self, films: list[Option]) -> None:
-        self.events.append(Event(Act.SEEN, options=_merged(self.seen(), films)))
-
     def reset(self) -> None:
         self.events = [Event(Act.RESET)]
 
@@ -121,8 +118,8 @@ class Tracker:
         if len(plans) <= KEEP_TURNS:
             return
         cut = plans[-KEEP_TURNS]
-        kept_lists = [e for e in (self._latest(Act.LIKED, cut), self._latest(Act.SEEN, cut)) if e is not None]
-        self.events = kept_lists + self.events[cut:]
+        liked = self._latest(Act.LIKED, cut)
+        self.events = ([liked] if liked is not None else []) + self.events[cut:]
 
     def _latest(self, act: Act, before: int | None = None) -> Event | None:
         return next((e for e in reversed(self.events[:before]) if e.act == act), None)
@@ -150,10 +147,6 @@ class Tracker:
 
     def liked(self) -> list[Option]:
         latest = next((e for e in reversed(self._since_reset()) if e.act == Act.LIKED), None)
-        return list(latest.options) if latest is not None else []
-
-    def seen(self) -> list[Option]:
-        latest = next((e for e in reversed(self._since_reset()) if e.act == Act.SEEN), None)
         return list(latest.options) if latest is not None else []
 
     def last_plan(self) -> Understanding | None:
