@@ -545,7 +545,7 @@ def test_the_dialogue_passes_a_query_through_unchanged_even_while_it_waits_for_a
     query = 'SELECT ?d WHERE { ?h rdfs:label "Hamlet"@en ; wdt:P577 ?date ; wdt:P57 ?x . ?x rdfs:label ?d FILTER(YEAR(?date) = 1996) }'
     reply = dialogue.reply(Message("room", "erin", query))
     assert reply.kind == Kind.SPARQL and reply.answers == [PEOPLE["Q2002"]]
-    assert dialogue.memory("room").pending is None
+    assert dialogue.memory("room").pending() is None
 
 
 @pytest.mark.integration

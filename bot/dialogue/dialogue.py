@@ -80,16 +80,16 @@ class Dialogue:
         pending = tracker.pending()
         tracker.said(text)
         notes: dict = {}
-        if pending is not None and (chosen := _choose(pending.options, text)) is not None:
-            return _with_note(self._chosen(pending, chosen, tracker, notes), notes)
         reading = self.agent.read(text, tracker.referents(self.follow))
         plan = reading.plan
+        if plan is None:  # a SPARQL query, an empty or too long message: answered as it is, no turn, no choice of a namesake
+            return self.agent.respond(reading, tracker.conversation(), message.sender).reply
+        if pending is not None and (chosen := _choose(pending.options, text)) is not None:
+            return _with_note(self._chosen(pending, chosen, tracker, notes), notes)
         referred = [said for step in reading.steps for said in step.detail.get("referents", ())]
         if referred:
             notes["referents"] = referred
         called = _called(referred, plan)
-        if plan is None:  # a SPARQL query, an empty or too long message: answered as it is, no turn of the conversation
-            return self.agent.respond(reading, tracker.conversation(), message.sender).reply
         if pending is not None:
             resolved = self._resolve(pending, reading, tracker, notes)
             if resolved is not None:
