@@ -608,3 +608,17 @@ def test_guard_rejects_a_value_that_did_something_to_its_own_relation(mini_agent
                            ("Matt Damon and Ben Affleck wrote the screenwriters of Good Will Hunting.", False)]:
         verdict = guard.check(text, WRITERS, WRITERS_TEMPLATE, ["Matt Damon", "Ben Affleck"])
         assert verdict.ok is accepted, (text, verdict.problems)
+
+
+def test_the_guards_stop_words_are_scikit_learns_read_without_importing_it():
+    import subprocess
+    import sys
+
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    from bot.generation.phrasing.guard import english_stop_words
+
+    assert english_stop_words() == ENGLISH_STOP_WORDS
+    probe = "import sys; from bot.generation.phrasing.guard import english_stop_words as w; w(); print('sklearn' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"  # the first phrased answer of a process does not pay for importing it

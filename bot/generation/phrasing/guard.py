@@ -7,10 +7,12 @@ word that only another relation is asked about with ("directed" in a sentence ab
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
+from pathlib import Path
 
 from bot.core.contracts import Facts
 from bot.core.text import fold, tokens
@@ -128,6 +130,21 @@ class Evidence:
         return evidence
 
 
+@cache
+def english_stop_words() -> frozenset[str]:
+    """scikit-learn's English stop words, read from the one module that holds them: importing scikit-learn for them
+    (its package imports SciPy and more) cost the first phrased answer of every `moviebot ask` 0.7-1.7 s."""
+    path = Path(importlib.util.find_spec("sklearn").origin).parent / "feature_extraction" / "_stop_words.py"
+    if not path.is_file():  # another layout than scikit-learn 1.9's: the public import
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        return ENGLISH_STOP_WORDS
+    spec = importlib.util.spec_from_file_location("moviebot_english_stop_words", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ENGLISH_STOP_WORDS
+
+
 def relation_cues(bundle: Bundle) -> dict[str, frozenset[str]]:
     """The words that say which relation a sentence states ('directed', 'starred', 'released'),
     per relation, from its phrasings.
@@ -135,14 +152,12 @@ def relation_cues(bundle: Bundle) -> dict[str, frozenset[str]]:
     A cue is a word of at most CUE_RELATIONS relations' phrasings, not an English stop word. A
     sentence that uses another relation's cue states a fact the KG did not give: 'X was directed
     by Y' when Y is in X's cast."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # loaded at the first check, not at start-up
-
     said: dict[str, set[str]] = {}
     for name, rel in bundle.relations.items():
         texts = [*rel.asks, *rel.films, *rel.finds, *rel.peers, *rel.synonyms, rel.noun, rel.plural]
         said[name] = {f for text in texts for _, f in words(re.sub(r"\{\w+\}", " ", text))}
     shared = Counter(w for found in said.values() for w in found)
-    common = {w for w, n in shared.items() if n > CUE_RELATIONS} | ENGLISH_STOP_WORDS | SENTENCE_WORDS | GENERIC_WORDS
+    common = {w for w, n in shared.items() if n > CUE_RELATIONS} | english_stop_words() | SENTENCE_WORDS | GENERIC_WORDS
     return {name: frozenset(w for w in found - common if len(w) > 2) for name, found in said.items()}  # not "'s"
 
 
@@ -274,11 +289,9 @@ class FaithfulnessGuard:
         """The words of the names in the small closed groups (genres, languages, countries, ratings)."""
         if self.labels is None:
             return frozenset()
-        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
         labels = self.labels.labels  # read by position: decoding every label of a saved index takes seconds at 20M triples
         found = {w for i, group in enumerate(self.labels.groups) if group in self.closed_groups for _, w in words(labels[i])}
-        return frozenset(w for w in found if w.isascii() and w.isalpha() and w not in ENGLISH_STOP_WORDS and w not in SENTENCE_WORDS | GENERIC_WORDS)
+        return frozenset(w for w in found if w.isascii() and w.isalpha() and w not in english_stop_words() and w not in SENTENCE_WORDS | GENERIC_WORDS)
 
     def foreign_cues(self, facts: Facts, template: str) -> set[str]:
         """The wording of the relations the facts do not come from (what _other_relations rejects)."""
