@@ -74,7 +74,7 @@ async def test_the_first_screen_is_the_join_card_alone_and_an_empty_room_offers_
             await page.goto(url)
             await page.locator("#login-view").wait_for()
             assert await page.locator("#login-name").is_visible()
-            for hidden in ("#chat-view", "#new-room", "#room-title", "#composer", "#login-secret", "#who"):
+            for hidden in ("#chat-view", "#new-room", "#room-title", "#composer", "#login-secret", "#who", "#login-error"):
                 assert not await page.locator(hidden).is_visible(), hidden  # no room panel, no token on loopback
             ARTIFACTS.mkdir(exist_ok=True)
             await page.screenshot(path=str(ARTIFACTS / "chatroom-join.png"))
@@ -82,7 +82,7 @@ async def test_the_first_screen_is_the_join_card_alone_and_an_empty_room_offers_
             await page.fill("#login-name", "Ann")
             await page.click("#login-form button")
             await page.wait_for_selector("#composer:visible")
-            assert not await page.locator("#login-view").is_visible()
+            assert not await page.locator("#login-view").is_visible() and not await page.locator("#room-error").is_visible()
             buttons = page.locator("#messages .example")
             await buttons.first.wait_for()
             shown = [await buttons.nth(i).inner_text() for i in range(await buttons.count()) if await buttons.nth(i).is_visible()]
@@ -130,6 +130,11 @@ async def test_two_people_two_rooms_answers_trace_and_rating(mini_agent, tmp_pat
             for stage in ("classification", "query", "phrasing", "ms"):
                 assert stage in trace
             assert "SELECT" in trace
+            # long values (the reader's readings) stay inside the answer's bubble, none runs off to the right
+            bubble = await ann.locator(".msg.bot").first.bounding_box()
+            parts = ann.locator(".trace .chip, .trace pre")
+            boxes = [await parts.nth(i).bounding_box() for i in range(await parts.count())]
+            assert boxes and all(box["x"] + box["width"] <= bubble["x"] + bubble["width"] for box in boxes)
 
             # rating an answer stores a Speakeasy reaction
             await ann.locator(".rate[data-type='STAR']").first.click()

@@ -127,6 +127,8 @@ function renderReply(text, reply) {
 
 const STAGE_NAMES = { dialogue: "conversation", understand: "classification + linking", retrieve: "query", phrase: "phrasing" };
 
+const LONG_CHIP = 40;
+
 function chips(values) { return values.map((v) => el("span", { class: "chip" }, String(v))); }
 
 function stageDetail(step) {
@@ -142,7 +144,10 @@ function stageDetail(step) {
   }
   if (d.sparql) { parts.push(el("pre", {}, d.sparql)); delete d.sparql; }
   const rest = Object.entries(d).map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`);
-  if (rest.length) parts.push(el("div", {}, chips(rest)));
+  // a long value (the reader's roles and readings) is a scrolling block, not a chip as wide as the page
+  const short = rest.filter((text) => text.length <= LONG_CHIP), long = rest.filter((text) => text.length > LONG_CHIP);
+  if (short.length) parts.push(el("div", {}, chips(short)));
+  for (const text of long) parts.push(el("pre", {}, text));
   return parts;
 }
 
