@@ -483,6 +483,19 @@ def llm_fetch(force: bool = typer.Option(False, "--force", help="Assemble again 
     out.print(f"phrasing model ready: {path}", soft_wrap=True, highlight=False)
 
 
+@llm_app.command("prime")
+def llm_prime():
+    """Assemble the phrasing model and evaluate its shared prompt prefix into the cache, as `moviebot build` does, so
+    the first phrased answer waits for neither. It needs no KG: set-up runs it while the demo KG builds."""
+    from bot.generation.phrasing.feature import ready_model
+
+    try:
+        ready_model(state.settings)
+    except MoviebotError as exc:
+        fail(str(exc))
+    out.print("phrasing model primed", highlight=False)
+
+
 @llm_app.command("info")
 def llm_info(tokens: int = typer.Option(32, "--tokens", help="Tokens to generate for the speed measurement.")):
     """The phrasing model in use: file, sha256, chat format, context, threads and its measured speed."""

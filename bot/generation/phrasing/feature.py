@@ -35,12 +35,19 @@ def primed_dir(settings: Settings) -> Path:
     return Path(settings.cache_dir).expanduser() / "llm"
 
 
+def ready_model(settings: Settings, quiet: bool = False) -> None:
+    """Assemble the embedded default model (unless another is configured) and prime it into the cache, so the first
+    chat waits for neither. It depends on no KG: set-up runs it (`moviebot llm prime`) beside the KG's build.
+    ModelUnavailable when there is no model to load."""
+    if not settings.llm_model:
+        assemble_default_model(settings.cache_dir, quiet=quiet)
+    prime(load_model(settings), primed_dir(settings), quiet)
+
+
 def build_step(settings: Settings, bundle: Bundle, folder, key, quiet: bool = False, force: bool = False) -> None:
-    """Assemble the embedded default model and prime it at build time, so the first chat waits for neither."""
+    """The model made ready at build time (`ready_model`); without one, phrasing is off and the build goes on."""
     try:
-        if not settings.llm_model:
-            assemble_default_model(settings.cache_dir, quiet=quiet)
-        prime(load_model(settings), primed_dir(settings), quiet)
+        ready_model(settings, quiet)
     except ModelUnavailable as exc:
         log.warning("LLM phrasing will be off: %s", exc)
 
