@@ -131,43 +131,53 @@ def build(
 ):
     """Build the persistent store, label index and models for a KG (cached by content hash).
 
-    What `bot.agent.build` builds, with the question classifier trained in a second process while
-    this one builds the features' models (NER tagger, embeddings, ...): both trainings are
-    single-threaded, so on two cores the build takes about the longer of them, not both (about
-    half a minute less for the demo KG at set-up)."""
+    What `bot.agent.build` builds, with the understanding's models (the question classifier, then
+    the reader's role tagger, which reads the classifier's wording) trained in a second process
+    while this one builds the features' models (NER tagger, embeddings, ...): the trainings are
+    single-threaded, so on two cores the build takes about the longer of the two processes, not
+    their sum (over a minute less for the demo KG at set-up)."""
     import multiprocessing
 
+    from bot.core.cache import read_manifest
     from bot.features import run_build_steps
     from bot.kg.graph import artefact_fresh, build_graph
     from bot.understanding.classifier import CLASSIFIER, classifier_key
+    from bot.understanding.reader.tagger import MODEL as READER
 
     settings = settings_for(bundle or kg)
-    classifier = None
     try:
         built = build_graph(settings, force=force)
-        if force or not artefact_fresh(built.folder, CLASSIFIER, classifier_key(built.bundle)):
-            classifier = multiprocessing.get_context("spawn").Process(target=build_classifier, args=(settings, force), name="classifier")
-            classifier.start()
-            err.print("training the question classifier in a second process", highlight=False)
+        # Always started: when both models are fresh it only checks the reader's key (about a second, beside the
+        # features' own checks), which needs the classifier's wording and so cannot be told from here.
+        understanding = multiprocessing.get_context("spawn").Process(target=build_understanding, args=(settings, force), name="understanding")
+        reader_before = read_manifest(built.folder).get(READER)
+        announced = force or reader_before is None or not artefact_fresh(built.folder, CLASSIFIER, classifier_key(built.bundle))
+        understanding.start()
+        if announced:
+            err.print("training the question classifier and the reader in a second process", highlight=False)
         try:
             run_build_steps(settings, built.bundle, built.folder, built.key, force=force)
         finally:
-            if classifier is not None:
-                classifier.join()
+            understanding.join()
     except MoviebotError as exc:
         fail(str(exc))
-    if classifier is not None and classifier.exitcode != 0:
-        fail(f"training the question classifier failed (exit code {classifier.exitcode})")
+    if understanding.exitcode != 0:
+        fail(f"training the question classifier or the reader failed (exit code {understanding.exitcode})")
+    if not announced and read_manifest(built.folder).get(READER) != reader_before:
+        err.print("trained the reader again in a second process (its inputs had changed)", highlight=False)
     out.print(f"built {settings.kg} into {built.folder}")
 
 
-def build_classifier(settings: Settings, force: bool) -> None:
-    """Train (or reuse) the question classifier of the built KG of `settings` (`build`'s second process: it opens the
-    store read-only, and writes only the classifier and its manifest entry)."""
+def build_understanding(settings: Settings, force: bool) -> None:
+    """Train (or reuse) the question classifier and the reader of the built KG of `settings` (`build`'s second
+    process: it opens the store read-only, and writes only those models, the reader's word list and their manifest
+    entries; the features' models have manifests of their own)."""
     from bot.kg.graph import open_kg
     from bot.understanding.classifier import load_classifier
+    from bot.understanding.parser import Understander
 
-    load_classifier(open_kg(settings, build_if_missing=False), quiet=True, force=force)
+    kg = open_kg(settings, build_if_missing=False)
+    Understander(kg, load_classifier(kg, quiet=True, force=force), settings.fuzzy_threshold, quiet=True, force=force)
 
 
 @app.command()

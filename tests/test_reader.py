@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import random
+
 import pytest
 
 from bot.core.text import normalize, tokens
@@ -243,3 +246,43 @@ def test_the_words_around_a_person_s_films_need_no_exact_phrasing(demo_agent):
     assert demo_agent.answer("What was Jordan Peele's directorial debut?").answers == ["Get Out"]
     assert "Macbeth (1971)" in demo_agent.answer("what is the running time of the Polanski Macbeth").text
     assert demo_agent.answer("is heat ok for a date night?").answers == []
+
+
+def test_the_trust_threshold_is_the_lowest_whose_held_out_readings_are_right_often_enough(tmp_path):
+    from bot.understanding.reader.trust import FEATURES, TrustModel, fit
+
+    def row(probability: float, right: bool) -> tuple[dict[str, float], bool]:
+        features = dict.fromkeys(FEATURES, 0.0) | {"log_probability": math.log(probability), "unknown": 1.0}
+        return features, right
+
+    rng = random.Random(4)
+    # the likelier the classifier, the likelier the reading is right: sure readings right 99 % of the time, unsure 40 %
+    rows = [row(p, rng.random() < (0.99 if p > 0.6 else 0.4)) for p in (rng.uniform(0.01, 1.0) for _ in range(2000))]
+    model, curve = fit(rows, precision=0.97)
+    sure, unsure = rows[0][0] | {"log_probability": math.log(0.9)}, rows[0][0] | {"log_probability": math.log(0.1)}
+    assert model.trusts(sure) and not model.trusts(unsure)
+    assert curve[0][1] < curve[-1][1]  # precision rises with the threshold
+    model.save(tmp_path / "trust.json")
+    assert TrustModel.load(tmp_path / "trust.json").probability(sure) == pytest.approx(model.probability(sure))
+
+
+def test_a_reading_that_leaves_no_word_unknown_needs_no_trust():
+    from bot.understanding.constructions.fact import Candidate
+    from bot.understanding.lexicon import Explanation
+    from bot.understanding.scoring import LearnedScorer
+
+    class Never:
+        def trusts(self, features):
+            return False
+
+    scorer = LearnedScorer(Never(), lambda candidate: {})
+    known = Candidate(None, None, "director+", 0.5, 0.0)
+    unknown = Candidate(None, None, "director+", 0.5, 0.0, Explanation(unknown=("lensed",)))
+    assert scorer.trusted(known) and not scorer.trusted(unknown)
+
+
+@pytest.mark.integration
+def test_the_demo_kg_s_trust_model_answers_sure_readings_and_refuses_an_unknown_verb(demo_agent):
+    assert 0.0 < demo_agent.understander.scorer.trust.threshold <= 1.0
+    assert not demo_agent.answer("who frobnicated Candyman 2021?").answers  # an unknown verb where the relation is asked
+    assert demo_agent.answer("who actually directed Candyman 2021?").answers == ["Nia DaCosta"]

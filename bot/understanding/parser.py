@@ -33,7 +33,7 @@ from bot.core.terms import Group
 from bot.core.text import YEAR, contracted_not
 from bot.kg.graph import KG
 from bot.understanding import compositions
-from bot.understanding.classifier import ChainClassifier
+from bot.understanding.classifier import ChainClassifier, classifier_key
 from bot.understanding.clauses import ClauseSplitter
 from bot.understanding.compose import COMPOSITION_WORDS, OSCAR_WORDS, Composer, Composition, composed_understanding, excluding_words
 from bot.understanding.constructions import recommendation
@@ -51,9 +51,9 @@ from bot.understanding.mentions import IndexMentions, Span
 from bot.understanding.names import NameFinder
 from bot.understanding.namesakes import NamesakeChoice
 from bot.understanding.reader import context_of, description_of, reading_message
-from bot.understanding.reader.build import load_reader, ordinary_words, reader_vocabulary
+from bot.understanding.reader.build import load_reader, load_trust, ordinary_words, reader_vocabulary, trust_features
 from bot.understanding.referents import resolve_referents
-from bot.understanding.scoring import NAMESAKE_READINGS, HandScorer
+from bot.understanding.scoring import NAMESAKE_READINGS, HandScorer, LearnedScorer
 from bot.understanding.vocabulary import (
     EXCLUDING,
     FILLER_START,
@@ -103,12 +103,14 @@ class Understander:
         self.leftovers = Leftovers(kg, self.speller)
         self.overview = OverviewReader(kg.bundle, self.lexicon)
         self.clauses = ClauseSplitter(kg, self.names)  # (text, toks, spans) -> the token ranges of the message's questions
-        self.scorer = HandScorer()  # ranks the chain readings; a learned scorer may take its place
+        self.scorer = HandScorer()  # ranks the chain readings; the trust model below decides on readings with unknown words
         self.recommendations = recommendation.READER(kg, self)  # recommendation requests
         # what each word of a message does (bot.understanding.reader): context words need no explanation, descriptions
         # pick or check the film they describe
         self.reader_vocabulary = reader_vocabulary(self.lexicon, frozenset(known), COMPOSITION_WORDS, ordinary)
         self.reader = load_reader(kg, self.reader_vocabulary, self.mentions, quiet=quiet, force=force)
+        # whether a reading that leaves unknown words is answered: calibrated on generated questions (trained once)
+        self.scorer = LearnedScorer(load_trust(self, kg, classifier_key(kg.bundle), quiet=quiet, force=force), trust_features(self))
 
     @property
     def span_sources(self) -> list[MentionSource]:

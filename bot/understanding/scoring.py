@@ -44,3 +44,28 @@ class HandScorer:
         return [{"construction": "fact", "chain": c.chain, "entity": c.entity.label if c.entity else None,
                  "score": round(self.score(c), 3), "chosen": c is chosen,
                  "features": {k: round(v, 4) for k, v in c.features.items()}} for c in self.rank(candidates)[:TRACED]]
+
+
+class LearnedScorer(HandScorer):
+    """The hand-set ranking, with calibrated trust (bot.understanding.reader.trust) deciding whether a reading that
+    leaves unknown words is answered."""
+
+    def __init__(self, trust, features):
+        self.trust = trust  # TrustModel
+        self.features = features  # candidate -> the trust model's features, from the message being read
+
+    def trusted(self, candidate: Candidate) -> bool:
+        return not candidate.explanation.unknown or self.trust.trusts(self.features(candidate))
+
+
+class RecordingScorer(HandScorer):
+    """Trusts every reading and keeps the features of those that leave unknown words (training the trust model)."""
+
+    def __init__(self, features):
+        self.features = features
+        self.seen: list[dict[str, float]] = []
+
+    def trusted(self, candidate: Candidate) -> bool:
+        if candidate.explanation.unknown:
+            self.seen.append(self.features(candidate))
+        return True

@@ -35,6 +35,8 @@ def read(ctx: Composer, view: ComposedClause) -> Composition | None:
     text, toks, a, b, names = view.text, view.tokens, view.start, view.end, view.names
     words = [toks[k][0] for k in range(a, b)]
     many = count_pivot(words)
+    if many is None:
+        return None  # "how" and "many" apart ("how did so many people like it"): no count asked
     noun = words[many + 1] if many + 1 < len(words) else ""
     if noun == "of" and many + 2 < len(words) and words[many + 2] in SET_WORDS:
         noun = "films"  # "how many of them star X": of the films just listed

@@ -32,6 +32,7 @@ class Reading:
     """A message's words by role: the tokens that ask nothing and those that describe a film."""
 
     tagged: Tagged | None
+    text: str = ""  # the message as read
     context: frozenset[int] = frozenset()
     description: frozenset[int] = frozenset()
     named: frozenset[int] = frozenset()  # the words the tagger is sure are part of a name
@@ -56,6 +57,11 @@ def context_of(toks: list) -> frozenset[int]:
     """The tokens of the message being read that ask nothing (a story, a hedge, politeness)."""
     read = _READING.get()
     return read[1].context if read is not None and read[0] is toks else frozenset()
+
+
+def current_reading() -> tuple[list, Reading] | None:
+    """The message being read (its tokens) and what the reader found in it."""
+    return _READING.get()
 
 
 def named_of(toks: list) -> frozenset[int]:
@@ -83,7 +89,7 @@ class Reader:
 
     def read(self, text: str, toks: list[Token]) -> Reading:
         if self.tagger is None or not toks:
-            return Reading(None)
+            return Reading(None, text)
         tagged = self.tagger.tag(text, toks, self.names_of(text, toks))
         asking = self.tagger.features.v.cues | NEVER_DESCRIBING
         context = frozenset(k for k, m in enumerate(tagged.marginals)
@@ -91,4 +97,4 @@ class Reader:
         description = frozenset(k for k, m in enumerate(tagged.marginals)
                                 if m[Role.DESC] >= DESCRIPTION_CONFIDENCE and toks[k][0] not in NEVER_DESCRIBING)
         named = frozenset(k for k, m in enumerate(tagged.marginals) if m[Role.NAME] >= NAME_CONFIDENCE)
-        return Reading(tagged, context, description, named)
+        return Reading(tagged, text, context, description, named)

@@ -11,7 +11,6 @@ Styles are named, so a model can be trained on some and tested on others (bench/
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Callable
 
@@ -242,14 +241,15 @@ STYLE_RATES = {"story": 0.15, "aside": 0.12, "polite": 0.25, "hedge": 0.1, "desc
 ORDER = ("describe", "unforeseen", "filler", "non_native", "several", "story", "aside", "polite", "hedge", "typos", "confusions", "chat", "lower", "upper")
 
 
-def augmented(gen: Generator, n: int, styles: tuple[str, ...] | None = None, rng: random.Random | None = None) -> list[Example]:
-    """`n` generated questions, each varied by the styles (all by default) at their rates."""
+def augmented(gen: Generator, n: int, styles: tuple[str, ...] | None = None, rates: dict[str, float] | None = None) -> list[Example]:
+    """`n` generated questions, each varied by the styles (all by default) at their rates (STYLE_RATES unless given)."""
     chosen = styles if styles is not None else tuple(STYLES)
+    rates = {**STYLE_RATES, **(rates or {})}
     out = []
     for _ in range(n):
         example = gen.question()
         for name in ORDER:
-            if name in chosen and gen.rng.random() < STYLE_RATES[name]:
+            if name in chosen and gen.rng.random() < rates[name]:
                 example = STYLES[name](example, gen)
                 example.styles.append(name)
         out.append(example)

@@ -75,3 +75,75 @@ def load_reader(kg: KG, vocabulary: Vocabulary, mentions, quiet: bool = False, f
         train(augmented(generator, training_examples(len(facts.films))), features, names_of, path, quiet=quiet)
         record_artefact(kg.folder, MODEL, key)
     return Reader(RoleTagger(path, features), names_of)
+
+
+TRUST = "trust.json"
+TRUST_EXAMPLES = 20_000  # generated questions read to fit the trust model (about one in twenty leaves words unknown)
+# the styles that leave words a reading cannot place, more often than in the tagger's text: the trust model learns from those
+TRUST_RATES = {"unforeseen": 0.35, "filler": 0.35, "typos": 0.35, "story": 0.3, "aside": 0.2, "chat": 0.25, "non_native": 0.25}
+
+
+def trust_features(understander):
+    """candidate -> the trust model's features, read against the message the understander is reading."""
+    from bot.understanding.reader import current_reading
+    from bot.understanding.reader.trust import reading_features
+
+    ordinary = understander.mentions.ordinary
+
+    def features(candidate) -> dict[str, float]:
+        toks, reading = current_reading() or ([], None)
+        tagged, text = (reading.tagged, reading.text) if reading is not None else (None, "")
+        return reading_features(candidate, toks, tagged, ordinary, understander.speller, text)
+
+    return features
+
+
+def trust_examples(understander, kg: KG, count: int, seed: int = 1) -> list[tuple[dict[str, float], bool]]:
+    """(features, right) of the readings that leave unknown words, over `count` generated relation-chain questions
+    augmented as people write: whether the reading answered was the question's own chain about its own topic."""
+    from bot.core.contracts import chain_code
+    from bot.understanding.scoring import RecordingScorer
+
+    generator = Generator(kg.bundle, KgFacts(kg), seed=seed)
+    recorder = RecordingScorer(trust_features(understander))
+    kept, understander.scorer = understander.scorer, recorder
+    rows = []
+    try:
+        for example in augmented(generator, count, rates=TRUST_RATES):
+            # questions one or two relations long, as people ask them (three-hop ones with a word replaced are word salad)
+            if example.gold is None or "several" in example.styles or example.gold[0].count(",") > 1:
+                continue
+            recorder.seen = []
+            read = understander.understand(example.text)
+            first = read.asks[0] if read.asks else None
+            if not recorder.seen or first is None:
+                continue  # no word left unknown, or declined for another reason: trust decided nothing
+            right = first.after is None and chain_code(first.chain) == example.gold[0] and read.entities[first.topic].label == example.gold[1]
+            rows.append((recorder.seen[-1], right))
+    finally:
+        understander.scorer = kept
+    return rows
+
+
+def load_trust(understander, kg: KG, classifier_key: str, quiet: bool = False, force: bool = False):
+    """The KG's trust model, fitted on first use (after the reader) and kept in its build folder."""
+    import pkgutil
+
+    import bot.understanding
+    from bot.understanding.reader.trust import TrustModel, fit
+
+    modules = sorted(m.name for m in pkgutil.walk_packages(bot.understanding.__path__, "bot.understanding.") if not m.ispkg
+                     and ".ner." not in m.name)
+    key = combine(reader_key(kg.bundle.schema_hash(), kg.key, understander.reader_vocabulary), classifier_key, code_digest(*modules))
+    path = kg.folder / TRUST
+    if force or not artefact_fresh(kg.folder, TRUST, key):
+        from bot.core.cache import progress
+
+        with progress() as bar:
+            task = bar.add_task("reader: calibrated trust", total=1, visible=not quiet)
+            films = sum(1 for group in kg.labels.groups if group == "film")
+            model, _ = fit(trust_examples(understander, kg, min(TRUST_EXAMPLES, max(MIN_TRAINING_EXAMPLES, EXAMPLES_PER_FILM * films))))
+            model.save(path)
+            bar.advance(task)
+        record_artefact(kg.folder, TRUST, key)
+    return TrustModel.load(path)

@@ -61,6 +61,7 @@ class Example:
 
     pieces: list[Piece]
     styles: list[str] = field(default_factory=list)
+    gold: tuple[str, str] | None = None  # a relation chain's question: (chain code, the KG label of its topic)
 
     @property
     def text(self) -> str:
@@ -221,6 +222,8 @@ class Generator:
             text = self.questions.question(chain, ENT)
             slot = "film" if chain.start == "film" else chain.start
             pieces = self.template(text.replace(ENT, "{" + slot + "}"))
+            topic = next((p.label for p in pieces if p.role is Role.NAME), "")
+            return Example(pieces, [shape], (chain.code, topic))
         elif shape == "fragment":
             rel = self.rng.choice(self.relations)
             verb = self.rng.choice([w for w in rel.cues if w.endswith("ed")] or ["made"])
