@@ -7,6 +7,7 @@ chain classifier, and keyed the same way: by content, never by a hand-bumped ver
 from __future__ import annotations
 
 from bot.core.cache import code_digest, combine
+from bot.core.terms import Group
 from bot.core.text import Token
 from bot.kg.graph import KG, artefact_fresh, record_artefact
 from bot.understanding.reader import Reader
@@ -98,9 +99,10 @@ def trust_features(understander):
     return features
 
 
-def trust_examples(understander, kg: KG, count: int, seed: int = 1) -> list[tuple[dict[str, float], bool]]:
+def trust_examples(understander, kg: KG, count: int, seed: int = 1, advance=lambda: None) -> list[tuple[dict[str, float], bool]]:
     """(features, right) of the readings that leave unknown words, over `count` generated relation-chain questions
-    augmented as people write: whether the reading answered was the question's own chain about its own topic."""
+    augmented as people write: whether the reading answered was the question's own chain about its own topic
+    (`advance` is called after each question, for a progress bar)."""
     from bot.core.contracts import chain_code
     from bot.understanding.scoring import RecordingScorer
 
@@ -110,6 +112,7 @@ def trust_examples(understander, kg: KG, count: int, seed: int = 1) -> list[tupl
     rows = []
     try:
         for example in augmented(generator, count, rates=TRUST_RATES):
+            advance()
             # questions one or two relations long, as people ask them (three-hop ones with a word replaced are word salad)
             if example.gold is None or "several" in example.styles or example.gold[0].count(",") > 1:
                 continue
@@ -139,11 +142,11 @@ def load_trust(understander, kg: KG, classifier_key: str, quiet: bool = False, f
     if force or not artefact_fresh(kg.folder, TRUST, key):
         from bot.core.cache import progress
 
+        films = sum(1 for group in kg.labels.groups if group == Group.FILM)  # labels of films: about one per film
+        count = min(TRUST_EXAMPLES, max(MIN_TRAINING_EXAMPLES, EXAMPLES_PER_FILM * films))
         with progress() as bar:
-            task = bar.add_task("reader: calibrated trust", total=1, visible=not quiet)
-            films = sum(1 for group in kg.labels.groups if group == "film")
-            model, _ = fit(trust_examples(understander, kg, min(TRUST_EXAMPLES, max(MIN_TRAINING_EXAMPLES, EXAMPLES_PER_FILM * films))))
+            task = bar.add_task("reader: calibrated trust", total=count, visible=not quiet)
+            model, _ = fit(trust_examples(understander, kg, count, advance=lambda: bar.advance(task)))
             model.save(path)
-            bar.advance(task)
         record_artefact(kg.folder, TRUST, key)
     return TrustModel.load(path)
