@@ -822,3 +822,12 @@ def test_an_overview_of_a_person_counts_their_films_per_role(agent):
 def test_a_question_beside_an_overview_is_answered_too(agent):
     reply = agent.answer("Tell me about Ronin. Who composed its music?")
     assert "John Frankenheimer" in reply.text and "Clinton Shorter" in reply.text, reply.text
+
+
+def test_whether_a_film_won_any_awards_is_answered_with_its_awards(agent):
+    """"Did X win any awards" asks which ones: a bare "yes" hides them; a specific award is still a yes or no."""
+    assert agent.answer("did Heat win any awards?").answers == ["Academy Award for Best Picture"]
+    assert agent.answer("has Ronin won anything").answers == ["César Award for Best Film"]
+    assert agent.answer("did Eraserhead win any awards").answers == []  # none in the graph: no "no" either
+    assert agent.answer("did Heat win an Oscar?").answers == ["yes"]
+

@@ -178,7 +178,7 @@ class ComposedAnswers:
         wanted = set(check.families)
         hits = [a for a in found if not wanted or a.iri in wanted]
         result = VerificationResult(topic.label, relations, values=tuple(a.label for a in hits), holds=bool(hits), any_value=True)
-        return self._facts(understanding, [Answer("yes" if hits else "no")], facts, result)
+        return self._facts(understanding, hits if check.listed and hits else [Answer("yes" if hits else "no")], facts, result)
 
     def _verify_literal(self, understanding: Understanding, topic: LinkedEntity, relation: str) -> Facts:
         """'Was Parasite released in 2019?', 'Is X longer than two hours?': the stored value decides."""

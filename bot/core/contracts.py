@@ -134,6 +134,7 @@ class Verification:
     op: Check = Check.EQUALS  # for literals: "=" (a year), ">" / "<" (a number, e.g. minutes)
     literal: str = ""
     families: tuple[str, ...] = ()  # the value is any of these IRIs ("an Oscar")
+    listed: bool = False  # "did it win any awards": the values found answer it, not a bare yes
 
     def __post_init__(self):
         object.__setattr__(self, "op", Check(self.op))

@@ -81,7 +81,8 @@ def read_check(ctx: Composer, view: ComposedClause) -> Composition | None:
     if ctx.award and words & WORDS["winning"]:
         reading.relations.add(ctx.award)
         families = ctx.oscars if words & OSCAR_WORDS else ()
-        reading.verification = Verification(ctx.award, 0, None, Check.ANY, "", families)
+        # "did X win any awards": which ones -- the awards are the answer, not a bare yes ("an Oscar" is a yes or no)
+        reading.verification = Verification(ctx.award, 0, None, Check.ANY, "", families, listed=not families and bool(words & WORDS["any_value"]))
         return reading
     return None
 
