@@ -149,7 +149,7 @@ def verification_sentence(c: VerificationResult, facts: Facts, bundle: Bundle) -
     if c.missing:
         return f"My knowledge graph has no {relation.noun} for {c.topic}, so I cannot say."
     if c.any_value:
-        return f"Yes — {c.topic} won {join_labels(list(c.values))}." if c.holds else f"No — my knowledge graph lists no Academy Award for {c.topic}."
+        return f"Yes — {_continued(forward(relation, c.topic, list(c.values)), [c.topic, *c.values])}" if c.holds else f"No — my knowledge graph lists no Academy Award for {c.topic}."
     values = join_labels(list(c.values))
     evidence = _continued(forward(relation, c.topic, list(c.values)), [c.topic, *c.values]) if len(c.relations) == 1 and c.values else ""
     if evidence and (c.literal is not None or len(c.values) <= LIST_INLINE):  # a literal: the film's own value is the evidence
