@@ -831,3 +831,12 @@ def test_whether_a_film_won_any_awards_is_answered_with_its_awards(agent):
     assert agent.answer("did Eraserhead win any awards").answers == []  # none in the graph: no "no" either
     assert agent.answer("did Heat win an Oscar?").answers == ["yes"]
 
+
+
+def test_an_ordinal_before_a_person_s_films_is_their_place_in_release_order(agent):
+    """"Her second film" is neither all her films nor her first; an ordinal before a superlative ranks in its order."""
+    assert agent.answer("what was David Lynch's second film?").answers == ["The Elephant Man"]
+    assert agent.answer("Lynch's third feature?").answers == ["Dune"]
+    assert agent.answer("what was Lynch's sophomore movie").answers == ["The Elephant Man"]
+    fifth = agent.answer("David Lynch's fifth film")  # he has four here: no fifth is made up
+    assert fifth.answers == [] and "does not have 5 films" in fifth.text, fifth.text

@@ -419,13 +419,17 @@ class ComposedAnswers:
             name, slots = "order", {"$path": path, "$key": key, "$aggregate": "MAX" if aggregate.op is AggregateOp.MAX else "MIN",
                                     "$direction": "DESC" if aggregate.op is AggregateOp.MAX else "ASC", "$limit": str(TIES)}
             hub = hub_films(self.kg, constraints, ordered=(aggregate.relation,))
-            top_films = None if hub is None else table.extreme(aggregate.relation, hub, aggregate.op is AggregateOp.MAX, date, TIES)
+            if hub is None and aggregate.rank > 1 and len(table.films) and table.covers(constraints, (aggregate.relation,), ()):
+                hub = table.matching(constraints, labels)  # a place below the top: the table's order, however few the films
+            top_films = None if hub is None else table.extreme(aggregate.relation, hub, aggregate.op is AggregateOp.MAX, date, TIES, aggregate.rank)
+        if top_films is None and aggregate.rank > 1:
+            raise PlanError("a rank below the top needs the film table", "that order of films")
         if top_films is not None:  # the table found the top films; their rows (values as the store has them) come from SPARQL
             query = self._query(name, [Constraint((), Op.AMONG, tuple(labels.iris[i] for i in top_films)), *constraints], **slots)
             rows = self.kg.graph.select(query) if top_films else []
         else:
             query, rows = self._top(name, constraints, slots, "v")
-        base = OrderedResult(conditions, aggregate.relation, aggregate.op, counting, counting and aggregate.families != ("*count",))
+        base = OrderedResult(conditions, aggregate.relation, aggregate.op, counting, counting and aggregate.families != ("*count",), rank=aggregate.rank)
         if not rows:
             return self._facts(understanding, [], [], replace(base, empty=True), query)
         unknown: tuple[str, ...] = ()

@@ -107,6 +107,7 @@ class Aggregate:
     op: AggregateOp  # any: a yes/no question, whether any film meets the conditions (the answers are those films)
     relation: str = ""  # max/min: the relation ordered by; most: the relation whose values are counted over the films
     families: tuple[str, ...] = ()  # count/most of values: only these values count (the Academy Awards among awards)
+    rank: int = 1  # max/min: the films at this place of the order ("her second film": 2, by release)
 
     def __post_init__(self):
         object.__setattr__(self, "op", AggregateOp(self.op))

@@ -147,6 +147,7 @@ class OrderedResult(FilmSetResult):
     value: str = ""  # the winning value as shown
     empty: bool = False  # no film has a value
     unknown: tuple[str, ...] = ()  # listed films without a value ("which of those is the longest?")
+    rank: int = 1  # the place in the order ("her second film": 2)
 
 
 @dataclass

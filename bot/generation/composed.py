@@ -30,6 +30,7 @@ from bot.generation.sentences import LIST_INLINE, LIST_LIMIT, capitalise, films_
 from bot.kg.bundle import Bundle
 
 MAX, MIN = AggregateOp.MAX, AggregateOp.MIN
+ORDINAL_WORDS = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
 SUPERLATIVE_WORDS = {(Measure.DURATION, MAX): "longest", (Measure.DURATION, MIN): "shortest", (Measure.DATE, MAX): "most recent",
                      (Measure.DATE, MIN): "oldest", (Measure.NUMBER, MAX): "highest", (Measure.NUMBER, MIN): "lowest",
                      (Measure.MONEY, MAX): "highest-grossing", (Measure.MONEY, MIN): "lowest-grossing"}
@@ -210,10 +211,14 @@ def ordered_sentence(c: OrderedResult, facts: Facts, bundle: Bundle) -> str:
             return f"My knowledge graph has no {what} for the films{where}."
         return f"The film{where} with the most {what} is {films} ({c.value})." if len(facts.answers) == 1 else \
             f"The films{where} with the most {what} are {films} ({c.value} each)."
+    if c.empty and c.rank > 1:
+        return f"My knowledge graph does not have {c.rank} films{where} with a {relation.noun}, so I cannot say which is {ORDINAL_WORDS.get(c.rank, f'{c.rank}th')}."
     if c.empty:
         return f"My knowledge graph has no {relation.noun} for the films{where}, so I cannot say which comes first."
     money = sentences_for(relation).format == "usd"  # "the highest-grossing film", not "the highest film"
     word = SUPERLATIVE_WORDS.get((Measure.MONEY if money else measure(relation), c.op), "top")
+    if c.rank > 1:  # "the second oldest film directed by ...": her second film
+        word = f"{ORDINAL_WORDS.get(c.rank, f'{c.rank}th')} {word}"
     value = shown(relation, c.value)
     listed = next((x.values for x in c.conditions if x.op is Op.AMONG), ())
     scope = "" if listed else " in my knowledge graph"

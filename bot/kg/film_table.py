@@ -257,10 +257,13 @@ class FilmTable:
         top = int(counts.max())
         return sorted(self.films[positions[counts == top]].tolist())[:limit], top
 
-    def extreme(self, relation: str, mask: np.ndarray, greatest: bool, date: bool, limit: int) -> list[int]:
+    def extreme(self, relation: str, mask: np.ndarray, greatest: bool, date: bool, limit: int, rank: int = 1) -> list[int]:
         """The films in `mask` with the greatest (or smallest) value of `relation`, label ids by IRI, at most `limit`:
         numbers compared as numbers, dates as strings to their first ten characters (as bot.answering.compose reads
-        the ordered rows)."""
+        the ordered rows). At `rank` 2 the films with the next value once those are left out ("her second film"), and
+        so on; none when fewer values are left."""
+        for _ in range(rank - 1):
+            mask = mask & ~np.isin(self.films, self.extreme(relation, mask, greatest, date, len(self.films)))
         column = self.literal[relation]
         if date:
             ranks = column.text_high if greatest else column.text_low

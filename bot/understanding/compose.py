@@ -38,6 +38,7 @@ from bot.understanding.vocabulary import ANY_ROLE_WORDS, EXCLUDING, FILLER_START
 
 COMPARATIVES = {word: tuple(value) for word, value in construction_data("comparison")["comparatives"].items()}
 SUPERLATIVES = {word: tuple(value) for word, value in construction_data("superlative")["superlatives"].items()}
+ORDINALS: dict[str, int] = dict(construction_data("superlative")["ordinals"])  # "second" -> 2: a rank in an order
 COUNTRY_ADJECTIVES: dict[str, str] = dict(construction_data("conditions")["country_adjectives"])
 SUBGENRES: dict[str, str] = dict(construction_data("conditions")["subgenres"])
 GLOBAL_SCOPE = re.compile(r"\b(?:" + "|".join(construction_data("superlative")["patterns"]["global_scope"]) + ")", re.I)
@@ -45,7 +46,7 @@ MONEY_WORDS = word_class("money_words")
 AWARD_COUNT_WORDS = word_class("award_words")
 OSCAR_WORDS = word_class("oscar_words")
 # words that may be wording rather than names ("older", "longest", "hours": a misspelt title is looked for between them)
-COMPOSITION_WORDS = frozenset(COMPARATIVES) | frozenset(SUPERLATIVES) | MONEY_WORDS | AWARD_COUNT_WORDS | word_class("units") | frozenset(
+COMPOSITION_WORDS = frozenset(COMPARATIVES) | frozenset(SUPERLATIVES) | frozenset(ORDINALS) | MONEY_WORDS | AWARD_COUNT_WORDS | word_class("units") | frozenset(
     "recent often times together both without excluding".split())
 # "alongside X" leaves X out of a cast ("who starred alongside X in Heat") but is no exclusion of a film set ("films with X alongside Y")
 FILM_EXCLUDING = EXCLUDING - {"alongside"}

@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from bot.core.contracts import Aggregate
 from bot.core.terms import AggregateOp, Form, Measure
-from bot.understanding.compose import AWARD_COUNT_WORDS, MONEY_WORDS, OSCAR_WORDS, SUPERLATIVES, ComposedClause, Composer, Composition, global_scope
+from bot.understanding.compose import (
+    AWARD_COUNT_WORDS,
+    MONEY_WORDS,
+    ORDINALS,
+    OSCAR_WORDS,
+    SUPERLATIVES,
+    ComposedClause,
+    Composer,
+    Composition,
+    global_scope,
+)
 from bot.understanding.constructions.base import Construction
 from bot.understanding.constructions.conditions import scope
 from bot.understanding.vocabulary import FILM_WORDS
@@ -20,7 +30,24 @@ MOST_AWARDS = "max_count"  # the film with the most awards: the greatest number 
 
 
 def cued(view: ComposedClause) -> bool:
-    return any(w in SUPERLATIVES for w in view.cue_words) or "most" in view.cue_words
+    return any(w in SUPERLATIVES or w in ORDINALS for w in view.cue_words) or "most" in view.cue_words
+
+
+def ranked(view: ComposedClause) -> tuple[int, set[int]]:
+    """The rank an ordinal asks for and its tokens: "her second film" (2; "second"), "the third longest" (3), "Tarantino's
+    sophomore feature" (2; "sophomore", "feature"). An ordinal inside a name ("The Second Mother") or before a title ("the
+    second Halloween": the series' order) ranks nothing here."""
+    toks, a, b = view.tokens, view.start, view.end
+    named = {k for n in view.names for k in n.tokens}
+    for k in range(a, b - 1):
+        if toks[k][0] not in ORDINALS or k in named or k + 1 in named:
+            continue
+        if toks[k + 1][0] in SUPERLATIVES:
+            return ORDINALS[toks[k][0]], {k}
+        noun = next((j for j in range(k + 1, min(b, k + 3)) if toks[j][0] in FILM_WORDS | WORDS["ranked"] and j not in named), None)
+        if noun is not None:
+            return ORDINALS[toks[k][0]], {k} | ({noun} if toks[noun][0] in WORDS["ranked"] else set())
+    return 1, set()
 
 
 def read(ctx: Composer, view: ComposedClause) -> Composition | None:
@@ -28,6 +55,7 @@ def read(ctx: Composer, view: ComposedClause) -> Composition | None:
     words = [toks[k][0] for k in range(a, b)]
     reading = Composition()
     op, relation = "", ""
+    rank, rank_tokens = ranked(view)
     for k in range(a, b):
         word = toks[k][0]
         if word in SUPERLATIVES and not (word == "recent" and toks[k - 1][0] != "most"):
@@ -56,8 +84,11 @@ def read(ctx: Composer, view: ComposedClause) -> Composition | None:
                 # question's, none the named person's role
                 verb |= {k for k in range(a, b) if k not in named and relation in ctx.lexicon.relations_of(toks[k][0])}
                 reading.used |= verb | set(counted) | {k for k in range(a, b) if toks[k][0] in ("most", "often")}
-    if not relation:
+    if not relation and rank > 1:  # "her second film": by release
+        relation, op = ctx.relation_of(Measure.DATE), AggregateOp.MIN
+    if not relation or rank > 1 and op not in (AggregateOp.MAX, AggregateOp.MIN):
         return None
+    reading.used |= rank_tokens
     if not scope(ctx, view, names, reading):
         return None
     if op == AggregateOp.MOST:
@@ -66,7 +97,7 @@ def read(ctx: Composer, view: ComposedClause) -> Composition | None:
     elif op == MOST_AWARDS:
         reading.aggregate = Aggregate(AggregateOp.MAX, relation, ctx.oscars if set(words) & OSCAR_WORDS else ("*count",))
     else:
-        reading.aggregate = Aggregate(op, relation)
+        reading.aggregate = Aggregate(op, relation, rank=rank)
     reading.relations.add(relation)
     reading.used |= global_scope(text, toks, a, b)
     return reading
