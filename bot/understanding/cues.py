@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from bot.core.kinds import CUED_KINDS, Kind
+from bot.understanding.constructions.base import construction_data
 from bot.understanding.recommendation_request import cue_pattern as request_cues
 
 RECOMMEND = re.compile(
@@ -29,6 +30,10 @@ MULTIMEDIA = re.compile(
     r"\b((?<!best )(?<!best motion )picture|photo|photograph|image|poster|looks? like|look alike|what does .+ look|how does .+ look|show me .+ (face|pic)|"
     r"stills? (from|of)|a still|screenshots?|screen ?grabs?)\b|\bpics?\b|\bphotos?\b", re.I
 )
+# "picture" is also a film ("Spielberg's longest picture", "her second picture"): beside a word that orders films, only
+# "a picture of / from" asks for one
+ORDERING_WORDS = frozenset(construction_data("superlative")["superlatives"]) | frozenset(construction_data("superlative")["ordinals"])
+FILM_PICTURE = re.compile(r"\bpictures?\b(?!\s+(?:of|from)\b)", re.I)
 EMBEDDING = re.compile(r"\bembeddings?\b", re.I)
 CUES: dict[Kind, re.Pattern] = {Kind.EMBEDDING: EMBEDDING, Kind.MULTIMEDIA: MULTIMEDIA, Kind.RECOMMENDATION: RECOMMEND}
 
@@ -37,6 +42,13 @@ def question_kind(text: str) -> tuple[Kind, str]:
     """(kind, "") decided by surface cues; FACTUAL when none fires. Small talk is read before this
     (bot.understanding.conversation), on the whole message."""
     for kind in CUED_KINDS:
-        if CUES[kind].search(text):
+        if CUES[kind].search(text) and not (kind is Kind.MULTIMEDIA and films_called_pictures(text)):
             return kind, ""
     return Kind.FACTUAL, ""
+
+
+def films_called_pictures(text: str) -> bool:
+    """Whether the only picture cue is "picture" said of films: beside a word that orders them, not "a picture of"."""
+    if not set(re.findall(r"\w+", text.lower())) & ORDERING_WORDS:
+        return False
+    return not MULTIMEDIA.search(FILM_PICTURE.sub(" ", text))
