@@ -674,6 +674,7 @@ def test_an_oscar_category_said_alone_is_the_academy_award(agent):
     reply = agent.answer("which films won best picture")
     assert set(reply.answers) == {"Heat", "The Godfather Part II"}, reply.text
     assert agent.answer("which films won best picture in the 1990s").answers == ["Heat"]
+    assert agent.answer("best picture winners of the 1990s").answers == ["Heat"]  # an award's winners are films
 
 
 def test_an_ordinal_before_a_title_counts_the_films_of_its_series_or_its_numbered_sequels(agent):

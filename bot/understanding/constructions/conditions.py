@@ -17,6 +17,7 @@ CONSTRUCTION = Construction(
      "Nolan films other than Inception", "which films won best picture?"),
     forms=(Form.FILMS,),
 )
+WORDS = CONSTRUCTION.words
 
 
 def scope(ctx: Composer, view: ComposedClause, names: list[Name], reading: Composition) -> bool:
@@ -127,7 +128,9 @@ def read(ctx: Composer, view: ComposedClause) -> Composition | None:
     words = [toks[k][0] for k in range(a, b)]
     people = [n for n in names if n.entity.group == Group.PERSON]
     values = [n for n in names if n.entity.group not in (Group.FILM, Group.PERSON)]
-    asks_films = bool(set(words) & FILM_WORDS) or any(ctx.is_genre_word(w) for w in words) or words[:1] in (["which"], ["any"], ["what"])
+    # "Palme d'Or winners": the films that won it
+    winners = {k for k in range(a, b) if toks[k][0] in WORDS["winners"] and any(n.entity.group == Group.AWARD for n in values)}
+    asks_films = bool(set(words) & FILM_WORDS) or any(ctx.is_genre_word(w) for w in words) or words[:1] in (["which"], ["any"], ["what"]) or bool(winners)
     material = (bool(quants) or bool(values) or len(people) >= 2 or bool(ctx.country_adjectives(toks, a, b, set()))
                 or bool(set_reference(toks, a, b, names)) or len(people) == 1 and bool(ctx.several_roles(toks, a, b, names)))
     if not asks_films or not material:
@@ -137,6 +140,7 @@ def read(ctx: Composer, view: ComposedClause) -> Composition | None:
         return None
     if not reading.constraints:
         return None
+    reading.used |= winners
     return reading
 
 
