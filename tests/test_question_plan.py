@@ -841,3 +841,10 @@ def test_an_ordinal_before_a_person_s_films_is_their_place_in_release_order(agen
     assert agent.answer("what was Lynch's sophomore movie").answers == ["The Elephant Man"]
     fifth = agent.answer("David Lynch's fifth film")  # he has four here: no fifth is made up
     assert fifth.answers == [] and "does not have 5 films" in fifth.text, fifth.text
+
+
+def test_a_person_said_as_the_guy_who_did_something_is_the_one_who_did_it(agent):
+    """"the guy who directed X" is X's director however the person is called; a bare "X director" still asks it."""
+    assert set(agent.answer("what else did the guy who directed Eraserhead make?").answers) == {"The Elephant Man", "Dune", "Blue Velvet"}
+    assert agent.answer("the man who directed Eraserhead").answers == ["David Lynch"]
+    assert agent.answer("eraserhead director").answers == ["David Lynch"]
