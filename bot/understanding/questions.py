@@ -31,6 +31,10 @@ SHARE_QUESTIONS = (
     "what other films share {plural} with {film}", "which movies share {plural} with {film}",
     "what are the films that have the same {noun} as {film}",
 )
+# a value's noun typed as the whole question ("heat director", "frozen exec producer?", "alien writers"): some of every
+# relation's questions are asked this way
+TERSE_ASKS = ("{film} {noun}", "{film} {noun}?", "{film} {plural}", "{noun} {film}")
+TERSE_SHARE = 0.08
 VALUE_NPS = ("the {noun} of {film}", "{film}'s {noun}", "the {plural} of {film}", "{film} {plural}", "the {film} {noun}")
 # the people someone has worked with, asked without naming the shared films ("which directors has X worked with")
 WORKED_WITH = (
@@ -115,6 +119,9 @@ class QuestionGenerator:
         return self.films_np(rel, self.value_np(rel, film))
 
     def ask(self, rel: Relation, film_np: str) -> str:
+        if self.rng.random() < TERSE_SHARE:
+            noun, plural = self.nouns(rel)
+            return self._pick(TERSE_ASKS).format(noun=noun, plural=plural, film=film_np)
         return self._pick(rel.asks).replace("{film}", film_np)
 
     def find(self, rel: Relation, value: str) -> str:
