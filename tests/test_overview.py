@@ -26,7 +26,8 @@ def read(reader: OverviewReader, text: str, name: str, group: str = "film"):
 
 
 @pytest.mark.parametrize("text", ["tell me about Heat", "What do you know about Heat?", "Heat?", "info on Heat", "give me the rundown on Heat",
-                                  "could you tell me a bit about Heat please", "Heat info please", "what can you tell us about Heat"])
+                                  "could you tell me a bit about Heat please", "Heat info please", "what can you tell us about Heat",
+                                  "actually, tell me about Heat first", "tell me about Heat instead"])
 def test_a_request_for_nothing_but_the_film_is_an_overview(reader, text):
     overview = read(reader, text, "Heat")
     assert overview is not None and overview.topic == 0

@@ -225,6 +225,7 @@ def test_a_second_question_about_the_same_film_needs_no_name_and_may_name_its_re
 def test_an_overview_is_of_the_film_a_description_picks(demo_agent):
     assert "Nia DaCosta" in demo_agent.answer("give me an overview of Candyman, the DaCosta one").text
     assert "Bernard Rose" in demo_agent.answer("what do you know about the 1992 Candyman?").text
+    assert "Nia DaCosta" in demo_agent.answer("overview of Candyman please, the DaCosta one").text  # "please" between
 
 
 @pytest.mark.integration

@@ -16,7 +16,7 @@ from bot.kg.graph import KG
 from bot.understanding.constructions.fact import Candidate
 from bot.understanding.mentions import Span
 from bot.understanding.names import NameFinder
-from bot.understanding.reader import description_of
+from bot.understanding.reader import context_of, description_of
 from bot.understanding.reader.descriptions import ORDER_WORDS, FilmOption, check, read_description
 from bot.understanding.vocabulary import word_set
 
@@ -24,6 +24,7 @@ from bot.understanding.vocabulary import word_set
 CLAIMLESS = frozenset({"the", "a", "one", "version", "film", "movie", "that", "this"})
 ORIGINAL_WORDS = word_set("original_words")
 REMAKE_WORDS = word_set("remake_words")
+POLITENESS = word_set("politeness")  # words between a title and its description that ask nothing ("..., please, the 1992 one")
 
 
 class NamesakeChoice:
@@ -95,7 +96,8 @@ class NamesakeChoice:
         if span is None or entity is None or entity.group != Group.FILM:
             return best
         marked = description_of(toks) | self._possessor(text, toks, span, clause_spans, a)
-        positions = _beside(marked, span.tok_start, span.tok_end, a, b)
+        asking_nothing = context_of(toks) | frozenset(k for k in range(a, b) if toks[k][0] in POLITENESS)
+        positions = _beside(marked, span.tok_start, span.tok_end, a, b, asking_nothing - marked)
         if any(k < span.tok_start and self.names.lexicon.is_cue(toks[k][0]) and toks[k][0] not in ORDER_WORDS for k in positions):
             # a description before a title is a possessive, a year or a word ("Branagh's", "the 1996", "the Zeffirelli");
             # "spielberg directed alien" is a claim about the film, not which film
@@ -169,10 +171,13 @@ class NamesakeChoice:
         return None
 
 
-def _beside(marked: frozenset[int], start: int, end: int, a: int, b: int) -> frozenset[int]:
-    """The marked tokens that touch the name at tokens start..end (right after or right before it, within the clause)."""
+def _beside(marked: frozenset[int], start: int, end: int, a: int, b: int, between: frozenset[int] = frozenset()) -> frozenset[int]:
+    """The marked tokens that touch the name at tokens start..end (right after or right before it, within the clause);
+    after it, words that ask nothing (`between`: "Paris, Texas, please, the Wenders one") may stand between."""
     found = set()
     k = end
+    while k < b and k in between and k + 1 < b and k + 1 in marked | between:
+        k += 1
     while k < b and k in marked:
         found.add(k)
         k += 1

@@ -83,7 +83,7 @@ class OverviewReader:
             word = clause.tokens[k].text
             if k > name.start and word not in AFTER_NAME:
                 return None  # "what is Heat about" (its plot), "what was he in", "the Samuel Bayer one"
-            if word not in ALLOWED and word not in BEFORE_NAME:
+            if word not in ALLOWED and word not in BEFORE_NAME and not (k > name.start and word in AFTER_NAME):
                 return None  # a word that asks something else ("who directed", "plot", "rundown of its cast")
         if entity.group == Group.FILM:
             relations, most = zip(*self.film) if self.film else ((), ())
