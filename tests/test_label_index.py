@@ -112,3 +112,11 @@ def test_titles_are_also_known_by_their_initials_and_without_the_word_before_the
     assert not {v for v in title_variants("Lord of War") if " " not in v}  # "low" is a word, not initials
     assert "godfather 2" in title_variants("The Godfather Part II")
     assert "romantic comedies" in genre_variants("romantic comedy film")
+
+
+def test_a_mood_names_a_genre_only_with_its_film_noun():
+    """"sad films" are dramas; "I'm sad" is no genre the person asked for."""
+    from bot.kg.variants import genre_variants
+
+    assert {"sad films", "tearjerkers"} <= genre_variants("drama")
+    assert "sad" not in genre_variants("drama")

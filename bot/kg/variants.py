@@ -126,7 +126,7 @@ GENRE_SYNONYMS = {
     "romantic comedy": ("rom com", "romcom", "rom coms", "romcoms"), "animation": ("animated", "cartoon", "cartoons", "anime"),
     "animated": ("animation", "cartoon", "cartoons"), "documentary": ("documentaries", "docs", "doc"),
     "thriller": ("suspense",), "romance": ("romantic", "love story", "love stories"), "action": ("action packed",),
-    "musical": ("musicals",), "war": ("war films", "war movies"), "crime": ("gangster", "gangster films", "mob"),
+    "musical": ("musicals",), "drama": ("sad films", "sad movies", "sad film", "sad movie", "tearjerker", "tearjerkers", "weepie", "weepies"), "war": ("war films", "war movies"), "crime": ("gangster", "gangster films", "mob"),
 }
 
 
