@@ -57,3 +57,13 @@ def _strings(value) -> list[str]:
     if isinstance(value, list):
         return [s for v in value for s in _strings(v)]
     return []
+
+
+def test_a_short_slip_is_corrected_only_into_a_cue_it_drops_a_letter_of():
+    """"wrot" is "wrote" with a letter dropped; "heat" is an ordinary word (no slip of "heart"); "dirs" drops no letter of a cue."""
+    from bot.understanding.vocabulary import Speller
+
+    speller = Speller(["wrote", "heart", "directed"], short_targets=["wrote", "heart"], ordinary=frozenset({"heat"}))
+    assert speller("wrot") == "wrote"
+    assert speller("heat") == "heat"
+    assert speller("dirs") == "dirs"

@@ -92,9 +92,9 @@ class Understander:
         self.vocabulary = classifier.wording
         known = self.vocabulary | {g for g in classifier.vocabulary if " " not in g}
         self.lexicon = Lexicon.from_bundle(kg.bundle, frozenset(known))
-        self.speller = Speller(known | self.lexicon.words | COMPOSITION_WORDS)
-        # "older", "longest", "pls", "vs" are wording too (a misspelt title is looked for between them)
         ordinary = ordinary_words(kg)
+        self.speller = Speller(known | self.lexicon.words | COMPOSITION_WORDS, frozenset().union(*self.lexicon.cues.values()), ordinary)
+        # "older", "longest", "pls", "vs" are wording too (a misspelt title is looked for between them)
         self.mentions = IndexMentions(kg.labels, self.vocabulary | COMPOSITION_WORDS | STOP | GENERIC, ordinary)
         self.names = NameFinder(kg, self.lexicon, self.mentions, self.vocabulary, fuzzy_threshold)
         self.composer = Composer(kg, self.lexicon, self.vocabulary)

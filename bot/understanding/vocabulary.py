@@ -89,19 +89,29 @@ def phrases(*path: str) -> dict[str, tuple[tuple[str, ...], ...]]:
 class Speller:
     """A misspelt word of `vocabulary` read as the word it misspells ("lonest" -> "longest", "directd" -> "directed"):
     one edit (a swap counts as one) from a word of five letters or more, two from one of nine or more (of words as close,
-    the longer), keeping the first letter (typos rarely change it, and other words do: "bother" is not "other"). Words shorter than five letters are
-    never corrected, nor corrected into. Names are matched by the label index, not here."""
+    the longer), keeping the first letter (typos rarely change it, and other words do: "bother" is not "other"). A shorter
+    word that is no ordinary English word (`ordinary`) is corrected only into one of `short_targets` (the relation cues)
+    that it is with one letter dropped ("wrot" -> "wrote", but "heat" is no "heart"); others never (a four-letter word is
+    as often a name or chat as a slip). Names are matched by the label index, not here."""
 
-    def __init__(self, vocabulary: Iterable[str]):
+    def __init__(self, vocabulary: Iterable[str], short_targets: Iterable[str] = (), ordinary: frozenset[str] = frozenset()):
         self.vocabulary = frozenset(w for w in vocabulary if w.isalpha())
         self.by_first: dict[str, list[str]] = {}
         for word in sorted(w for w in self.vocabulary if len(w) >= MIN_SPELLED):
             self.by_first.setdefault(word[0], []).append(word)
+        # four-letter slips of five-letter cues: each cue with one letter (not the first) dropped
+        self.dropped: dict[str, str] = {}
+        for target in sorted(t for t in short_targets if len(t) == MIN_SPELLED and t.isalpha()):
+            for k in range(1, len(target)):
+                if (slip := target[:k] + target[k + 1 :]) not in ordinary:
+                    self.dropped.setdefault(slip, target)
         self.memo: dict[str, str] = {}
 
     def __call__(self, word: str) -> str:
-        if word in self.vocabulary or len(word) < MIN_SPELLED or not word.isalpha():
+        if word in self.vocabulary or not word.isalpha():
             return word
+        if len(word) < MIN_SPELLED:
+            return self.dropped.get(word, word)
         if word not in self.memo:
             from rapidfuzz import process
             from rapidfuzz.distance import OSA

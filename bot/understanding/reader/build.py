@@ -89,12 +89,12 @@ def trust_features(understander):
     from bot.understanding.reader import current_reading
     from bot.understanding.reader.trust import reading_features
 
-    ordinary = understander.mentions.ordinary
+    ordinary, cues = understander.mentions.ordinary, understander.lexicon.cues
 
     def features(candidate) -> dict[str, float]:
         toks, reading = current_reading() or ([], None)
         tagged, text = (reading.tagged, reading.text) if reading is not None else (None, "")
-        return reading_features(candidate, toks, tagged, ordinary, understander.speller, text)
+        return reading_features(candidate, toks, tagged, ordinary, understander.speller, text, cues)
 
     return features
 

@@ -25,14 +25,21 @@ from bot.understanding.reader.corpus import Role
 
 PRECISION = 0.98  # readings trusted on held-out generated questions must be right this often
 FEATURES = ("log_probability", "prior_score", "unknown", "link_score", "span_tokens", "hops", "pronoun", "coordinated", "asks",
-            "unknown_asking", "unknown_context", "unknown_ordinary", "unknown_capitalised")
+            "unknown_asking", "unknown_context", "unknown_ordinary", "unknown_capitalised", "unknown_near_cue")
+NEAR_CUE_LENGTH = 2  # a cue this many letters longer or shorter than the unknown word is not compared
 
 
-def reading_features(candidate, toks, tagged, ordinary: frozenset[str], speller, text: str) -> dict[str, float]:
+def reading_features(candidate, toks, tagged, ordinary: frozenset[str], speller, text: str, cues: dict[str, frozenset[str]]) -> dict[str, float]:
     """The trust model's view of a reading: its own features (bot.understanding.constructions.fact.Candidate) and what
-    the tagger and the English word list say of the words it leaves unknown."""
+    the tagger, the English word list and the reading's own relation cues (`cues`: relation -> its cue words) say of the
+    words it leaves unknown ("wrot" is nearly "wrote", a cue of the screenwriter; "frobnicated" is near no cue)."""
+    from rapidfuzz import fuzz
+
     base = candidate.features
     unknown = set(candidate.explanation.unknown)
+    relations = {hop.strip().rstrip("+-") for hop in candidate.chain.replace(";", ",").split(",")}
+    own_cues = [c for r in relations for c in cues.get(r, ()) if " " not in c]
+    near = max((fuzz.ratio(w, c) for w in unknown for c in own_cues if abs(len(w) - len(c)) <= NEAR_CUE_LENGTH), default=0.0)
     positions = [k for k, t in enumerate(toks) if speller(t[0]) in unknown]
     asking = [tagged.probability(k, Role.ASK) for k in positions] if tagged is not None else []
     context = [tagged.probability(k, Role.CTX) for k in positions] if tagged is not None else []
@@ -43,6 +50,7 @@ def reading_features(candidate, toks, tagged, ordinary: frozenset[str], speller,
         "unknown_asking": max(asking, default=0.0), "unknown_context": min(context, default=1.0),
         "unknown_ordinary": float(sum(toks[k][0] in ordinary for k in positions)),
         "unknown_capitalised": float(sum(text[toks[k][1]].isupper() for k in positions)),
+        "unknown_near_cue": near / 100.0,
     }
 
 
