@@ -7,10 +7,10 @@ from the clone to the first answer. Targets (issue 32): the first answer at most
 the clone, and `serve` answering at most 15 s after the set-up ends.
 
 `--shipped` measures the other way of having the models ready at the first start: set-up without
-the model build (`--no-build`), then the question classifier and NER tagger copied into the empty
-cache as if they had been committed (built beforehand, not timed), so `serve` builds only the
-store, the label index and the rest on its first start. A real shipped copy would also add its
-size (~90 MB) to the clone.
+the model build (`--no-build`), then the trained models (question classifier, reader, NER tagger)
+copied into the empty cache as if they had been committed (built beforehand, not timed), so
+`serve` builds only the store, the label index and the rest on its first start. A real shipped
+copy would also add its size (~90 MB) to the clone.
 
 llama-cpp-python is built from source once per machine (~10-12 min on 2 cores) into
 ~/.cache/moviebot/wheels (or MOVIEBOT_WHEELS); a machine that has built it once reuses it, and
@@ -91,15 +91,20 @@ def first_answer(base: str, question: str, process: subprocess.Popen, limit_s: f
     sys.exit("no answer in time")
 
 
+TRAINED = ("classifier.pkl", "ordinary-words.txt", "reader.crfsuite", "trust.json")  # with their manifest entries
+
+
 def copy_trained_models(built: Path, cache: Path) -> None:
-    """The question classifier and NER tagger of a built demo KG folder, into the same folder of an empty cache."""
+    """The trained models of a built demo KG folder (question classifier, the reader with its word list and trust
+    model, NER tagger), into the same folder of an empty cache."""
     (folder,) = [f for f in built.iterdir() if f.name.startswith("demo-")]
     target = cache / folder.name
     target.mkdir(parents=True)
-    shutil.copy2(folder / "classifier.pkl", target / "classifier.pkl")
+    for name in TRAINED:
+        shutil.copy2(folder / name, target / name)
     shutil.copytree(folder / "ner", target / "ner")
     manifest = json.loads((folder / "manifest.json").read_text())
-    (target / "manifest.json").write_text(json.dumps({"classifier.pkl": manifest["classifier.pkl"]}))
+    (target / "manifest.json").write_text(json.dumps({name: manifest[name] for name in TRAINED}))
 
 
 def main(argv: list[str] | None = None) -> int:
