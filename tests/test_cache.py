@@ -58,7 +58,7 @@ def test_the_build_command_trains_the_classifier_in_a_second_process_and_a_start
 
     result = CliRunner().invoke(app, ["--cache-dir", str(tmp_path), "--no-llm", "build", str(mini_bundle)])
     assert result.exit_code == 0, result.output
-    assert "question classifier in a second process" in result.output
+    assert "training the question classifier and the reader in a second process" in result.output
     settings = Settings(kg=str(mini_bundle), cache_dir=str(tmp_path), features=CHEAP_FEATURES)
     kg = open_kg(settings, build_if_missing=False)
     assert artefact_fresh(kg.folder, classifier.CLASSIFIER, classifier.classifier_key(kg.bundle))
