@@ -118,3 +118,23 @@ def test_what_else_leaves_out_the_films_of_a_series_talked_about(chat):
 def test_that_one_is_the_film_just_answered(chat):
     assert chat("what's the longest film Christopher Nolan directed?").answers == ["Oppenheimer"]
     assert "2023" in chat("what year was that one released").answers[0]
+
+
+def test_more_work_of_a_person_just_answered_is_in_the_role_the_answer_gave_them(chat):
+    assert chat("who was the cinematographer on Skyfall").answers == ["Roger Deakins"]
+    shot = chat("more stuff by him?").answers
+    assert "Fargo" in shot and "Skyfall" not in shot
+
+
+def test_a_filter_after_a_superlative_is_over_the_list_the_superlative_was_over(chat):
+    assert len(chat("what films did Roger Deakins shoot").answers) == 9
+    assert chat("which one came out first?").answers == ["The Shawshank Redemption"]
+    assert set(chat("anything more recent, after 2010?").answers) == {"Skyfall", "1917", "Blade Runner 2049", "Prisoners"}
+    assert chat("which of those is the longest?").answers == ["Blade Runner 2049"]  # of the four just listed
+
+
+def test_who_else_is_in_the_film_leaves_out_the_actor_just_asked_about(chat):
+    chat("Who directed Heat")
+    assert chat("is Al Pacino in it").answers == ["yes"]
+    others = chat("who else is in it?").answers
+    assert "Robert De Niro" in others and "Al Pacino" not in others

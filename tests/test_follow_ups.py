@@ -171,3 +171,50 @@ def test_what_else_did_a_person_do_is_their_films_in_their_main_role_and_else_le
 def test_another_name_after_a_name_the_graph_lacked_asks_that_question_about_it():
     missed = Understanding("who scored Roninn?", Kind.UNKNOWN, not_found=["Roninn"])
     assert FOLLOW.another_topic(named("ok, what about Ronin", "f:ronin"), conversation((missed, Facts(Kind.UNKNOWN, "")))) == "who scored Ronin?"
+
+
+def _two_role_follow_ups() -> FollowUps:
+    """Follow-ups over a graph where Michael Mann directs most of his films and acts in a few."""
+    composer = SimpleNamespace(roles_of=lambda person: {"director", "cast_member"}, main_roles=lambda person, roles: {"director"})
+    relations = {"director": SimpleNamespace(value_class="person"), "cast_member": SimpleNamespace(value_class="person"),
+                 "genre": SimpleNamespace(value_class="genre")}
+    agent = SimpleNamespace(kg=SimpleNamespace(labels=AGENT.kg.labels, graph=Graph(), bundle=SimpleNamespace(relations=relations)),
+                            understander=SimpleNamespace(lexicon=AGENT.understander.lexicon, composer=composer))
+    return FollowUps(agent)
+
+
+def test_what_else_about_a_person_just_answered_keeps_the_role_the_answer_gave_them():
+    follow = _two_role_follow_ups()
+    cast = relation(entity("f:ronin"), "cast_member", "who acted in Ronin?")
+    tracker = conversation((cast, Facts(Kind.FACTUAL, "", [Answer("Michael Mann", "p:mann")])))
+    plan = named("his other stuff, Michael Mann?", "p:mann")
+    edited = follow.what_else(plan, plan.text, tracker)
+    assert edited.chain == (Hop("cast_member", False),) and edited.asks[0].others  # not his main role, directing
+    directed = conversation((relation(entity("f:heat"), "director"), Facts(Kind.FACTUAL, "", [Answer("Michael Mann", "p:mann")])))
+    assert follow.what_else(plan, plan.text, directed).chain == (Hop("director", False),)
+    assert follow.what_else(named("Michael Mann?", "p:mann"), "", tracker) is None  # no "else", "other" or "more": no films asked
+
+
+def test_what_was_a_person_in_asks_for_the_films_they_acted_in():
+    follow = _two_role_follow_ups()
+    tracker = conversation((relation(entity("f:heat"), "director"), Facts(Kind.FACTUAL, "", [Answer("Michael Mann", "p:mann")])))
+    edited = follow.what_else(named("what was Michael Mann in then?", "p:mann"), "", tracker)
+    assert edited.chain == (Hop("cast_member", False),) and not edited.asks[0].others
+
+
+def test_who_else_is_in_the_film_leaves_out_the_people_the_conversation_named():
+    follow = _two_role_follow_ups()
+    check = Understanding("Is Robert De Niro in Heat?", Kind.FACTUAL, entities=[entity("p:deniro"), entity("f:heat")])
+    tracker = conversation((check, Facts(Kind.FACTUAL, "", [Answer("yes")])))
+    edited = follow.who_else(named("who else is in Heat?", "f:heat"), "", tracker)
+    assert edited.chain == (Hop("cast_member", True),) and edited.asks[0].excluded == ("p:deniro",)
+    assert follow.who_else(named("what else is Heat?", "f:heat"), "", tracker) is None  # asks for no people
+    assert follow.who_else(named("who is in Heat?", "f:heat"), "", tracker) is None  # no "else": the reader's question
+
+
+def test_those_after_a_superlative_over_a_list_is_still_that_list():
+    listed = Understanding("Which films did Robert De Niro star in?", Kind.FACTUAL, entities=[entity("p:deniro")])
+    oldest = Understanding("which of those is the oldest?", Kind.FACTUAL, constraints=[Constraint((), "among", ("f:heat", "f:ronin", "f:casino"))],
+                           aggregate=Aggregate("min", "date"))
+    tracker = conversation((listed, films("f:heat", "f:ronin", "f:casino")), (oldest, films("f:heat")))
+    assert tracker.last_films(FOLLOW) == ["f:heat", "f:ronin", "f:casino"]

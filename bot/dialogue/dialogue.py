@@ -151,7 +151,8 @@ class Dialogue:
                  ("correction", lambda: self.follow.correction(plan, text, tracker)),
                  ("another topic", lambda: self.follow.another_topic(plan, tracker)),
                  ("narrowed", lambda: self.follow.narrowed(plan, text, tracker)),
-                 ("what else", lambda: self.follow.what_else(plan, text)))
+                 ("what else", lambda: self.follow.what_else(plan, text, tracker)),
+                 ("who else", lambda: self.follow.who_else(plan, text, tracker)))
         for name, edit in edits:
             edited = edit()
             if edited is not None:

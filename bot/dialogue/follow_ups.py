@@ -27,8 +27,9 @@ from dataclasses import replace
 from bot.core.contracts import Ask, Constraint, Hop, LinkedEntity, Shared, Understanding
 from bot.core.kinds import Kind
 from bot.core.results import FilmsResult
+from bot.core.terms import Op
 from bot.core.text import YEAR, normalize, tokens
-from bot.dialogue.tracker import Option, Tracker
+from bot.dialogue.tracker import LOOK_BACK, Option, Tracker
 from bot.kg import queries
 from bot.understanding.compose import GLOBAL_SCOPE
 from bot.understanding.vocabulary import ANY_ROLE_WORDS, GENERIC, OTHER_WORDS, STOP
@@ -54,6 +55,11 @@ ALSO_IN = re.compile(r"^\W*(?:and\s+)?(?:which|who)\s+of\s+(?:them|those|these)(
 NARROWING = frozenset("with by starring featuring have has star stars starred in of them those these any anything anyone which ones one".split())
 # the words of "what else did X do", "anything else by X", "X's other films": no role, no other question
 ROLELESS = STOP | GENERIC | ANY_ROLE_WORDS | OTHER_WORDS
+# words for a person's films said loosely ("his other stuff", "more things by her")
+WORK_NOUNS = frozenset({"stuff", "things", "work", "works", "projects", "credits"})
+MORE = frozenset({"more"})  # "more stuff by him": other films, as "else" says
+# who a question about people asks for ("who else", "anyone else")
+PERSON_QUESTION = frozenset({"who", "whom", "anyone", "anybody", "someone", "somebody", "people", "actors", "actresses"})
 FILM_NOUNS = frozenset({"film", "films", "movie", "movies", "picture", "pictures"})
 OPEN_SET = frozenset({"any", "anything", "anyone", "which", "ones"})  # "any with X?", "which ones have X?": of the last list
 
@@ -255,7 +261,10 @@ class FollowUps:
         words = [t for t, _, _ in tokens(text)]
         if not turns or FILM_NOUNS & set(words):
             return plan  # "what is the longest film?", "any films with X?": a question of its own
-        listed = len([a for a in turns[-1][1].answers if self.group(a.iri) == "film"]) >= 2
+        last_plan, last_facts = turns[-1]
+        # a list just given, or one a superlative or filter just answered one film of ("which is oldest?" "any from the 90s?")
+        listed = (len([a for a in last_facts.answers if self.group(a.iri) == "film"]) >= 2
+                  or len([v for c in last_plan.constraints if c.op == Op.AMONG for v in c.values]) >= 2)
         aggregated = plan.aggregate is not None and plan.aggregate.op in ("max", "min", "count") and not plan.asks
         # ("which is longest" with no list before: which films is asked back, never answered about all films)
         if not plan.constraints and aggregated or listed and plan.constraints and words and words[0] in OPEN_SET:
@@ -355,26 +364,84 @@ class FollowUps:
         constraints.append(Constraint((), "earlier", (), "of those films"))
         return replace(plan, constraints=constraints, unclear="", confidence=1.0)
 
-    def what_else(self, plan: Understanding, text: str) -> Understanding | None:
-        """"What else did Jane Campion do?", "anything else by X?": a person and words that name no role of theirs, with
-        "else" or "other": the person's films in the role most of them have (the films the conversation was about
-        are left out, as for any "what else")."""
+    def what_else(self, plan: Understanding, text: str, tracker: Tracker | None = None) -> Understanding | None:
+        """"What else did Jane Campion do?", "anything else by X?", "his other stuff?", "what was she in?": a person and
+        words that name no role of theirs, with "else", "other" or "more" (or a stranded "in": the films they acted in):
+        the person's films in the role the conversation gave them ("who shot Fargo?" "what else did he do?": films
+        shot), else in the role most of their films have (the films the conversation was about are left out, as for
+        any "what else")."""
         people = [e for e in plan.entities if e.group == "person"]
         if plan.kind != Kind.FACTUAL or plan.asks or plan.compositional or len(people) != 1 or len(plan.entities) != 1:
             return None
         person = people[0]
         words = [t for t, s, _ in tokens(plan.text) if not person.start <= s < person.end]
         lexicon = self.agent.understander.lexicon
-        if not OTHER_WORDS & set(words) or any(lexicon.relations_of(w) or w not in ROLELESS for w in words):
+        if any(lexicon.relations_of(w) or w not in ROLELESS | WORK_NOUNS | MORE | {"in"} for w in words):
             return None
-        composer = self.agent.understander.composer
-        roles = composer.main_roles(person, composer.roles_of(person))
-        if not roles:
+        others = bool((OTHER_WORDS | MORE) & set(words))
+        acted = "in" in words and not self.cast.isdisjoint(self.agent.understander.composer.roles_of(person))
+        if not others and not acted:
             return None
+        role = self._first(self.cast) if acted else self.role_in_conversation(person.iri, tracker) if tracker is not None else None
+        if role is None:
+            composer = self.agent.understander.composer
+            roles = composer.main_roles(person, composer.roles_of(person))
+            if not roles:
+                return None
+            role = self._first(roles)
+        chain = (Hop(role, False),)
+        return Understanding(plan.text, Kind.FACTUAL, chain, [person], 1.0, asks=[Ask(chain, 0, text=plan.text, confidence=1.0, others=others)])
+
+    def _first(self, relations) -> str:
+        """Of several relations, the one the bundle lists first."""
         order = list(self.agent.kg.bundle.relations)
-        main = min(roles, key=lambda r: order.index(r) if r in order else len(order))
-        chain = (Hop(main, False),)
-        return Understanding(plan.text, Kind.FACTUAL, chain, [person], 1.0, asks=[Ask(chain, 0, text=plan.text, confidence=1.0, others=True)])
+        return min(relations, key=lambda r: order.index(r) if r in order else len(order))
+
+    def role_in_conversation(self, person: str, tracker: Tracker) -> str | None:
+        """The role the latest turn about `person` gave them: the relation of a question they answered ("who shot
+        Fargo?": the cinematographer), or of their films a question asked for; None when no turn did."""
+        for plan, facts in reversed(tracker.turns()):
+            parts = facts.parts if len(facts.parts) == len(plan.asks) else [facts] * len(plan.asks)
+            for ask, part in zip(plan.asks, parts):
+                if not ask.chain:
+                    continue
+                if ask.chain[-1].to_value and any(a.iri == person for a in part.answers):
+                    return ask.chain[-1].relation
+                topic = plan.entities[ask.topic] if ask.after is None and 0 <= ask.topic < len(plan.entities) else None
+                if topic is not None and topic.iri == person and not ask.chain[0].to_value:
+                    return ask.chain[0].relation
+            roles = {r for c in plan.constraints if c.op == Op.IN and person in c.values and c.named_role for r in c.relations}
+            if len(roles) == 1:
+                return roles.pop()
+            if any(e.iri == person for e in plan.entities) or any(a.iri == person for a in facts.answers):
+                return None  # the latest turn about them gave them no one role
+        return None
+
+    def who_else(self, plan: Understanding, text: str, tracker: Tracker) -> Understanding | None:
+        """"Who else is in it?", "anyone else in the cast?": the people of the film in focus in that role (the cast when
+        no role is said), without the people the last turns named or answered."""
+        films = [e for e in plan.entities if e.group == "film"]
+        if plan.kind != Kind.FACTUAL or plan.asks or plan.compositional or len(films) != 1 or len(plan.entities) != 1:
+            return None
+        film = films[0]
+        words = [t for t, s, _ in tokens(plan.text) if not film.start <= s < film.end]
+        if not OTHER_WORDS & set(words) or not PERSON_QUESTION & set(words):
+            return None
+        lexicon = self.agent.understander.lexicon
+        named = {r for w in words for r in lexicon.relations_of(w)}
+        if any(not lexicon.relations_of(w) and w not in ROLELESS | PERSON_QUESTION | {"in"} for w in words):
+            return None
+        people_relations = {name for name, r in self.agent.kg.bundle.relations.items() if r.value_class == "person"}
+        roles = named & people_relations if named else set(self.cast) if "in" in words else set()
+        if not roles or named - people_relations:
+            return None
+        chain = (Hop(self._first(roles), True),)
+        mentioned = []
+        for earlier, _facts in tracker.turns()[-LOOK_BACK:]:
+            mentioned += [e.iri for e in earlier.entities if e.group == "person"]
+        mentioned += [a.iri for a in tracker.turns()[-1][1].answers if a.iri and self.group(a.iri) == "person"]
+        excluded = tuple(dict.fromkeys(mentioned))
+        return Understanding(plan.text, Kind.FACTUAL, chain, [film], 1.0, asks=[Ask(chain, 0, text=plan.text, confidence=1.0, excluded=excluded)])
 
     # --- lists ------------------------------------------------------------------------------
 

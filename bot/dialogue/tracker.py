@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from bot.core.contracts import Conversation, Facts, LinkedEntity, Referents, Understanding
+from bot.core.terms import Op
 
 MAX_LIKED = 12  # films remembered as liked, newest kept
 MAX_PLURAL_REFERENTS = 5  # "they" stands for at most this many answers
@@ -247,6 +248,11 @@ class Tracker:
             answered = list(dict.fromkeys(answered))
             if len(answered) >= 2 and not gathered:
                 return answered
+            # "which of those is the oldest?" "anything after 2000?": the list the superlative (or a filter that kept one
+            # film) was over, not the one film it answered
+            over = [v for c in plan.constraints if c.op == Op.AMONG for v in c.values]
+            if len(answered) < 2 and len(over) >= 2 and set(gathered + answered) <= set(over):
+                return list(dict.fromkeys(over))
             for iri in [e.iri for e in plan.entities if e.group == "film"] + answered:
                 if iri not in gathered:
                     gathered.append(iri)

@@ -88,6 +88,7 @@ def scope(ctx: Composer, view: ComposedClause, names: list[Name], reading: Compo
         return False
     reading.constraints += extra
     reading.relations |= {r for c in extra for r in c.relations}
+    reading.used |= _said_again(toks, a, b, extra)
     if left_out:
         if not any(c.op not in (Op.NOT_AMONG, Op.NOT_EARLIER) for c in reading.constraints):
             return False  # "films other than Heat" names no set to take them from
@@ -118,6 +119,18 @@ def set_reference(toks, a: int, b: int, names: list[Name]) -> set[int]:
     return found
 
 
+# "anything more recent, after 2010?": a comparative that only says again which way a year condition goes
+LATER, EARLIER = frozenset({"newer", "later", "recent"}), frozenset({"older", "earlier"})
+
+
+def _said_again(toks, a: int, b: int, conditions: list[Constraint]) -> set[int]:
+    """The tokens of "more recent", "newer", "older" beside a year condition of the same direction (none of another)."""
+    ops = {c.op for c in conditions}
+    agreeing = (LATER if Op.YEAR_FROM in ops else frozenset()) | (EARLIER if Op.YEAR_UNTIL in ops else frozenset())
+    said = {k for k in range(a, b) if toks[k][0] in agreeing}
+    return said | {k - 1 for k in said if k > a and toks[k - 1][0] == "more"}
+
+
 def other_films(toks, a: int, b: int) -> set[int]:
     """'any other films', 'what else': the films already talked about are left out."""
     return {k for k in range(a, b) if toks[k][0] in OTHER_WORDS or toks[k][0] == "more" and k + 1 < b and toks[k + 1][0] in FILM_WORDS}
@@ -130,7 +143,8 @@ def read(ctx: Composer, view: ComposedClause) -> Composition | None:
     values = [n for n in names if n.entity.group not in (Group.FILM, Group.PERSON)]
     # "Palme d'Or winners": the films that won it
     winners = {k for k in range(a, b) if toks[k][0] in WORDS["winners"] and any(n.entity.group == Group.AWARD for n in values)}
-    asks_films = bool(set(words) & FILM_WORDS) or any(ctx.is_genre_word(w) for w in words) or words[:1] in (["which"], ["any"], ["what"]) or bool(winners)
+    asks_films = (bool(set(words) & FILM_WORDS) or any(ctx.is_genre_word(w) for w in words)
+                  or words[:1] in (["which"], ["any"], ["anything"], ["ones"], ["what"]) or bool(winners))
     material = (bool(quants) or bool(values) or len(people) >= 2 or bool(ctx.country_adjectives(toks, a, b, set()))
                 or bool(set_reference(toks, a, b, names)) or len(people) == 1 and bool(ctx.several_roles(toks, a, b, names)))
     if not asks_films or not material:
