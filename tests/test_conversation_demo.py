@@ -138,3 +138,10 @@ def test_who_else_is_in_the_film_leaves_out_the_actor_just_asked_about(chat):
     assert chat("is Al Pacino in it").answers == ["yes"]
     others = chat("who else is in it?").answers
     assert "Robert De Niro" in others and "Al Pacino" not in others
+
+
+def test_a_statement_to_confirm_is_checked_and_the_true_value_leads_on(chat):
+    checked = chat("Prisoners was directed by Christopher Nolan, right?")
+    assert checked.answers == ["no"] and "Denis Villeneuve" in checked.text
+    others = chat("so what else did Villeneuve direct?").answers
+    assert "Arrival" in others and "Prisoners" not in others  # the film just checked is the one talked about

@@ -113,6 +113,14 @@ def test_a_yes_no_question_about_a_films_director_checks_that_value(reader):
     assert composition.verification.op is Check.EQUALS and [e.label for e in composition.entities] == ["Eraserhead", "David Lynch"]
 
 
+def test_a_statement_with_a_confirmation_tag_is_checked_like_a_yes_no_question(reader):
+    for said in ("Eraserhead was directed by David Lynch, right?", "Eraserhead was directed by David Lynch, wasn't it?"):
+        composition, tried = reader(said)
+        assert tried == ["verification"] and composition.verification.relation == "director"
+        assert [e.label for e in composition.entities] == ["Eraserhead", "David Lynch"]
+    assert reader("Eraserhead was directed by David Lynch")[0] is None  # no tag: a statement, no check
+
+
 def test_a_year_asked_of_a_film_is_a_literal_check(reader):
     composition, _ = reader("Was Heat released in 1995?")
     assert composition.verification.op is Check.EQUALS and composition.verification.literal == "1995"

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from bot.core.contracts import Aggregate, Ask, Hop, Verification
 from bot.core.terms import AggregateOp, Check, Form, Group, Measure, Op
+from bot.core.text import contracted_not
 from bot.understanding.compose import OSCAR_WORDS, ComposedClause, Composer, Composition
 from bot.understanding.constructions.base import Construction
 from bot.understanding.constructions.conditions import scope
-from bot.understanding.vocabulary import ANY_ROLE_WORDS
+from bot.understanding.vocabulary import ANY_ROLE_WORDS, QUESTION_WORDS, YES_NO_START
 
 CONSTRUCTION = Construction(
     "verification", "whether a film has a value (an entity, a year, a number), or whether any film meets conditions",
@@ -16,11 +17,23 @@ CONSTRUCTION = Construction(
     forms=(Form.VERIFICATION, Form.ANY),
 )
 WORDS = CONSTRUCTION.words
+TAG_PRONOUNS = frozenset({"it", "he", "she", "they", "that"})  # "wasn't it", "didn't he"
 ANY_FILM_WORDS = WORDS["any_film"]
 
 
 def cued(view: ComposedClause) -> bool:
-    return view.yes_no
+    return view.yes_no or bool(confirmation_tag(view))
+
+
+def confirmation_tag(view: ComposedClause) -> set[int]:
+    """The tokens of a tag that turns the statement before it into a yes/no question: "..., right?", "..., correct?",
+    "..., wasn't it?" (a statement a person wants checked is checked, never read as a description of the film)."""
+    toks, a, b = view.tokens, view.start, view.end
+    if b - a >= 4 and toks[b - 1][0] in TAG_PRONOUNS and contracted_not(toks, b - 2):
+        return {b - 3, b - 2, b - 1}
+    if b - a >= 3 and toks[b - 1][0] in WORDS["tag"] and view.first not in YES_NO_START and view.first not in QUESTION_WORDS:
+        return {b - 1}
+    return set()
 
 
 def read(ctx: Composer, view: ComposedClause) -> Composition | None:
@@ -35,7 +48,7 @@ def read_check(ctx: Composer, view: ComposedClause) -> Composition | None:
     if len(films) != 1:
         return None
     film = films[0]
-    reading = Composition(entities=[film.entity], used=set(film.tokens))
+    reading = Composition(entities=[film.entity], used=set(film.tokens) | confirmation_tag(view))
     words = {toks[k][0] for k in range(a, b)}
     if others:
         value = others[0]
