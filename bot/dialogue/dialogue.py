@@ -101,6 +101,9 @@ class Dialogue:
             said = act(reading, tracker, notes)
             if said is not None:
                 return _with_note(said, notes)
+        version = self._version(reading, tracker, notes)
+        if version is not None:
+            return _with_note(version, notes)
         edited = self._follow_up(plan, text, tracker, notes)
         if isinstance(edited, str):  # the previous question again, said another way: read as a question of its own
             notes["edit"] = f"asked again: {edited}"
@@ -163,6 +166,28 @@ class Dialogue:
         if scoped is not plan:
             notes["edit"] = "over the last list"
         return scoped
+
+    def _version(self, reading: Reading, tracker: Tracker, notes: dict) -> Reply | None:
+        """"De Palma's version then. Who wrote it?", "no, the one with Kenneth Branagh": the message's own question about
+        the version of the last title the person is credited on, else the last question again about it."""
+        meant = self.follow.version_meant(reading.plan, reading.text, tracker)
+        if meant is None:
+            return None
+        version, at = meant
+        film = version.entity()
+        again = self.agent.read(reading.text, replace(tracker.referents(self.follow), film=film, topic=film))
+        own = again.plan
+        if own is None or own.kind != Kind.FACTUAL:
+            return None
+        asks = [a for a in own.asks if a.after is None and 0 <= a.topic < len(own.entities) and own.entities[a.topic].iri == version.iri]
+        if asks and not own.compositional:
+            edited = replace(own, asks=asks, also=[], unclear="", missing="", not_found=[], confidence=max(own.confidence, 0.5))
+        elif at is not None and not own.compositional and not own.asks:
+            edited = with_entity(tracker.last_plan(), at, film)
+        else:
+            return None
+        notes["edit"] = f"version: {version.display()}"
+        return self._answered(self.agent.respond(replace(again, plan=edited), tracker.conversation()), tracker, notes)
 
     def _challenge(self, reading: Reading, tracker: Tracker, notes: dict) -> Reply | None:
         """"Are you sure? Wasn't it X?": the previous question answered again, and whether X is among its answers.
@@ -261,8 +286,12 @@ class Dialogue:
         """A reply to the clarification that names a person of one of the films ("the one with Maggie Smith"), or
         declines; None when the message is something else (a new question)."""
         plan = reading.plan
+        title = pending.plan.entities[pending.at].label if 0 <= pending.at < len(pending.plan.entities) else ""
         for person in (e for e in plan.entities if e.group == "person"):
             linked = self.follow.linked(pending.options, person.iri)
+            if not linked and title:  # "no, the one with Leonardo DiCaprio": an adaptation of that title, not a namesake
+                version = self.follow.version_with(title, person, pending.options)
+                linked = [version] if version is not None else []
             if len(linked) != 1:
                 continue
             chosen = self._pinned(pending, linked[0])
@@ -271,7 +300,7 @@ class Dialogue:
             own = again.plan is not None and again.plan.kind == Kind.FACTUAL and (again.plan.asks or again.plan.compositional) and any(
                 e.iri == chosen.iri for e in again.plan.entities)
             if not own:
-                return self._chosen(pending, linked[0], tracker, notes)
+                return self._chosen(pending, linked[0], tracker, notes, by=person)
             self._record_choice(pending, linked[0], tracker, notes)
             return self._answered(self.agent.respond(again, tracker.conversation()), tracker, notes)
         if NO.match(reading.text) and len(reading.text) < 40:
@@ -292,13 +321,14 @@ class Dialogue:
         tracker.chose(chosen)
         notes["clarify"] = f"chose {chosen.display()}"
 
-    def _chosen(self, pending: Event, chosen: Option, tracker: Tracker, notes: dict) -> Reply:
-        """The pending question answered about the option the user chose."""
+    def _chosen(self, pending: Event, chosen: Option, tracker: Tracker, notes: dict, by: LinkedEntity | None = None) -> Reply:
+        """The pending question answered about the option the user chose (`by`: the person the user chose it by, whom
+        the turn then names too: "who else is in it?" leaves them out, "what else was he in?" is about them)."""
         self._record_choice(pending, chosen, tracker, notes)
         plan = with_entity(pending.plan, pending.at, self._pinned(pending, chosen))
         answered = self.agent.respond(Reading(plan.text, plan=plan, started=time.perf_counter()), tracker.conversation())
         if answered.facts is not None:
-            tracker.answered(plan, answered.facts)
+            tracker.answered(replace(plan, entities=[*plan.entities, by]) if by is not None else plan, answered.facts)
         return answered.reply
 
     def _mention(self, option: Option) -> str:

@@ -43,6 +43,9 @@ CORRECTION = re.compile(r"^\W*(?:(?:sorry|oops|no|nope|wait|ah|oh|argh|my bad|ty
 PICKING = frozenset({"one", "version", "other", "original", "remake"})
 ORIGINAL = frozenset({"original", "first", "earliest", "oldest", "older", "classic", "earlier"})
 NEWEST = frozenset({"newest", "newer", "latest", "later", "recent", "modern", "remake", "new", "last"})
+# words that choose a version of a title by a person: "De Palma's version", "the remake with X" (and "the ... one")
+VERSION_WORDS = frozenset({"version", "versions", "adaptation", "remake"})
+DATED_TITLE = re.compile(r"\s*\(\d{4}\)\s*$")  # "Scarface (1932)": a title as the graph lacked it
 # "name them" after "how many films did X direct?": the films counted
 LIST_THEM = re.compile(r"^\W*(?:(?:ok(?:ay)?|and|so|great|cool)\W+)*(?:(?:can you |could you |please )?(?:name|list|show|tell|give)"
                        r"(?: me)? (?:them|those|these|the (?:films|movies)|which)(?: (?:ones|all))?|which ones(?: are they)?|what are they)"
@@ -242,6 +245,51 @@ class FollowUps:
             if len(others) == 1:
                 return others[0]
         return None
+
+    def versions(self, title: str) -> list[Option]:
+        """The films a title may stand for: the films of that name, and the films based on a work of that name
+        ("Romeo and Juliet": the 1936 and 1968 films, and Romeo + Juliet, an adaptation of the play)."""
+        ids = self.labels.lookup(normalize(title))
+        films = [self.labels.iris[i] for i in ids if self.labels.groups[i] == "film"]
+        bundle = self.agent.kg.bundle
+        sources = [name for name, r in bundle.relations.items() if r.value_class == "work"]
+        for work in (self.labels.iris[i] for i in ids if self.labels.groups[i] == "work"):
+            for relation in sources:
+                films += [r["film"].value for r in self.agent.kg.graph.select(queries.films_with_value(bundle, relation, work)) if r.get("film")]
+        return [self.option(iri) for iri in dict.fromkeys(films)]
+
+    def version_with(self, title: str, person: LinkedEntity, options: list[Option] = ()) -> Option | None:
+        """The one version of `title` (its films and adaptations, and `options`) `person` is credited on; None when
+        none or several are."""
+        known = {o.iri for o in options}
+        candidates = list(options) + [o for o in self.versions(title) if o.iri not in known]
+        linked = self.linked(candidates, person.iri) if len(candidates) >= 1 else []
+        return linked[0] if len(linked) == 1 else None
+
+    def version_meant(self, plan: Understanding, text: str, tracker: Tracker) -> tuple[Option, int | None] | None:
+        """"De Palma's version then", "no, the one with Kenneth Branagh": the version of the last turn's title (a film of
+        that name or an adaptation of a work of that name) the one person the message names is credited on, and where
+        the last plan had that title (None when its name was not in the graph); None when the words choose no other
+        version than the one talked about."""
+        turns = tracker.turns()
+        people = [e for e in plan.entities if e.group == "person"]
+        words = [t for t, _, _ in tokens(text)]
+        chooses = VERSION_WORDS & set(words) or any(w == "one" and k and words[k - 1] == "the" for k, w in enumerate(words)) or any(
+            w == "one" and k > 1 and words[k - 2] == "the" for k, w in enumerate(words))
+        if not turns or len(people) != 1 or not chooses or len(plan.entities) > 2:
+            return None
+        earlier, _facts = turns[-1]
+        topic = _topic_film(earlier)
+        if topic is not None:
+            at, title = topic[0], topic[1].label
+        elif earlier.kind == Kind.UNKNOWN and len(earlier.not_found) == 1:
+            at, title = None, DATED_TITLE.sub("", earlier.not_found[0])
+        else:
+            return None
+        version = self.version_with(title, people[0])
+        if version is None or at is not None and earlier.entities[at].iri == version.iri:
+            return None
+        return version, at
 
     def linked(self, options: list[Option], person: str) -> list[Option]:
         rows = self.agent.kg.graph.select(queries.films_linked_to([o.iri for o in options], person))
