@@ -119,6 +119,7 @@ def test_a_statement_with_a_confirmation_tag_is_checked_like_a_yes_no_question(r
         assert tried == ["verification"] and composition.verification.relation == "director"
         assert [e.label for e in composition.entities] == ["Eraserhead", "David Lynch"]
     assert reader("Eraserhead was directed by David Lynch")[0] is None  # no tag: a statement, no check
+    assert reader("Eraserhead is David Lynch's crime film, right?")[0] is None  # two values: no one check to make
 
 
 def test_a_year_asked_of_a_film_is_a_literal_check(reader):

@@ -48,7 +48,10 @@ def read_check(ctx: Composer, view: ComposedClause) -> Composition | None:
     if len(films) != 1:
         return None
     film = films[0]
-    reading = Composition(entities=[film.entity], used=set(film.tokens) | confirmation_tag(view))
+    tag = confirmation_tag(view) if not view.yes_no else set()
+    if tag and len(others) > 1:
+        return None  # "Throne of Blood is Kurosawa's King Lear, right?": a statement about more than one value is no one check
+    reading = Composition(entities=[film.entity], used=set(film.tokens) | tag)
     words = {toks[k][0] for k in range(a, b)}
     if others:
         value = others[0]
