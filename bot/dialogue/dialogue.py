@@ -155,7 +155,8 @@ class Dialogue:
                  ("another topic", lambda: self.follow.another_topic(plan, tracker)),
                  ("narrowed", lambda: self.follow.narrowed(plan, text, tracker)),
                  ("what else", lambda: self.follow.what_else(plan, text, tracker)),
-                 ("who else", lambda: self.follow.who_else(plan, text, tracker)))
+                 ("who else", lambda: self.follow.who_else(plan, text, tracker)),
+                 ("in the series", lambda: self.follow.series_film(plan, text, tracker)))
         for name, edit in edits:
             edited = edit()
             if edited is not None:
@@ -184,6 +185,8 @@ class Dialogue:
             edited = replace(own, asks=asks, also=[], unclear="", missing="", not_found=[], confidence=max(own.confidence, 0.5))
         elif at is not None and not own.compositional and not own.asks:
             edited = with_entity(tracker.last_plan(), at, film)
+            people = [e for e in own.entities if e.group == "person" and e.iri not in {n.iri for n in edited.entities}]
+            edited = replace(edited, entities=[*edited.entities, *people])  # named by this turn: "who else is in it?" leaves them out
         else:
             return None
         notes["edit"] = f"version: {version.display()}"

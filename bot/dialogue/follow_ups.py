@@ -43,6 +43,8 @@ CORRECTION = re.compile(r"^\W*(?:(?:sorry|oops|no|nope|wait|ah|oh|argh|my bad|ty
 PICKING = frozenset({"one", "version", "other", "original", "remake"})
 ORIGINAL = frozenset({"original", "first", "earliest", "oldest", "older", "classic", "earlier"})
 NEWEST = frozenset({"newest", "newer", "latest", "later", "recent", "modern", "remake", "new", "last"})
+# "and the first one?" after a question about a film of a series: that series' film (by date; -1: the last)
+SERIES_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1, "latest": -1, "newest": -1}
 # words that choose a version of a title by a person: "De Palma's version", "the remake with X" (and "the ... one")
 VERSION_WORDS = frozenset({"version", "versions", "adaptation", "remake"})
 DATED_TITLE = re.compile(r"\s*\(\d{4}\)\s*$")  # "Scarface (1932)": a title as the graph lacked it
@@ -209,10 +211,16 @@ class FollowUps:
             return None
         named = plan.entities[0]
         films = [e for e in plan.entities if e.group == "film"]
+        telling = []
         if films and len(plan.entities) > 1:  # "I meant The Heat, the Sandra Bullock one": the film the person tells apart
             named = films[0]
+            telling = [e for e in plan.entities if e.group == "person"]
         at = replaceable(earlier, named.group)
-        return with_entity(earlier, at, named) if at is not None else None
+        if at is None:
+            return None
+        edited = with_entity(earlier, at, named)
+        # the people who told the film apart are named by this turn too ("who else is in it?" leaves them out)
+        return replace(edited, entities=[*edited.entities, *(p for p in telling if p.iri not in {e.iri for e in edited.entities})])
 
     def _named_now(self, earlier: Understanding, named: LinkedEntity) -> str | None:
         missing = earlier.not_found[0]
@@ -247,9 +255,11 @@ class FollowUps:
         return None
 
     def versions(self, title: str) -> list[Option]:
-        """The films a title may stand for: the films of that name, and the films based on a work of that name
-        ("Romeo and Juliet": the 1936 and 1968 films, and Romeo + Juliet, an adaptation of the play)."""
-        ids = self.labels.lookup(normalize(title))
+        """The films a title may stand for: the films of that name (with or without its article: "Heat", "The Heat"), and
+        the films based on a work of that name ("Romeo and Juliet": the 1936 and 1968 films, and Romeo + Juliet, an
+        adaptation of the play)."""
+        bare = re.sub(r"^(?:the|a|an)\s+", "", normalize(title))
+        ids = list(dict.fromkeys(i for said in (bare, f"the {bare}") for i in self.labels.lookup(said)))  # "Heat" / "The Heat"
         films = [self.labels.iris[i] for i in ids if self.labels.groups[i] == "film"]
         bundle = self.agent.kg.bundle
         sources = [name for name, r in bundle.relations.items() if r.value_class == "work"]
@@ -373,6 +383,32 @@ class FollowUps:
             iris.append(film.iri)
         iris += [f for iri in iris if self.group(iri) == "series" for f in self.films_of_series(iri)]  # a series talked about: its films
         return [iri for iri in dict.fromkeys(iris) if self.group(iri) == "film"]
+
+    def series_film(self, plan: Understanding, text: str, tracker: Tracker) -> Understanding | None:
+        """"And the first one?" right after a question about Terminator 2 (and no list): the same question about the
+        first (second, last ...) film of its series in the graph, by release date."""
+        words = [t for t, _, _ in tokens(text)]
+        said = [SERIES_ORDINALS[w] for w in words if w in SERIES_ORDINALS]
+        turns = tracker.turns()
+        if len(said) != 1 or plan.entities or not turns or any(w not in GLUE | SERIES_ORDINALS.keys() | FILM_NOUNS | {"one"} for w in words):
+            return None
+        earlier, facts = turns[-1]
+        topic = _topic_film(earlier)
+        if topic is None or earlier.compositional or len([a for a in facts.answers if self.group(a.iri) == "film"]) >= 2:
+            return None  # after a list, "the first one" is of that list
+        at, film = topic
+        films = sorted((f for s in self._series_of(film.iri) for f in self.films_of_series(s) if self.year(f)), key=lambda f: self.year(f))
+        films = list(dict.fromkeys(films))
+        if film.iri not in films or not -len(films) <= said[0] < len(films):
+            return None
+        chosen = self.option(films[said[0]])
+        return None if chosen.iri == film.iri else with_entity(earlier, at, chosen.entity())
+
+    def _series_of(self, film: str) -> list[str]:
+        bundle = self.agent.kg.bundle
+        return [str(r["value"].value) for relation in bundle.relations.values() if relation.value_class == "series"
+                and relation.direction == "forward" and not relation.derived
+                for r in self.agent.kg.graph.select(queries.values_of(film, relation.property)) if r.get("value") is not None]
 
     def films_of_series(self, series: str) -> list[str]:
         bundle = self.agent.kg.bundle
