@@ -154,6 +154,10 @@ def test_a_person_chooses_the_version_of_a_title_and_then_counts_as_named(chat):
     assert "Paul Feig" in chat("no, I meant The Heat, the one with Melissa McCarthy").text
     others = chat("who else is in it?").answers
     assert "Sandra Bullock" in others and "Melissa McCarthy" not in others
+    chat("tell me about Heat")
+    assert "Paul Feig" in chat("sorry, I meant The Heat -- the Marlon Wayans one").text  # the person read as the film's description
+    others = chat("who else is in it?").answers
+    assert "Sandra Bullock" in others and "Marlon Wayans" not in others
 
 
 def test_a_version_named_by_a_person_answers_the_messages_own_question(chat):

@@ -215,12 +215,21 @@ class FollowUps:
         if films and len(plan.entities) > 1:  # "I meant The Heat, the Sandra Bullock one": the film the person tells apart
             named = films[0]
             telling = [e for e in plan.entities if e.group == "person"]
+        elif films and films[0].selected_by:  # the reader took the person as the film's description: named all the same
+            telling = self.people_named(text)
         at = replaceable(earlier, named.group)
         if at is None:
             return None
         edited = with_entity(earlier, at, named)
         # the people who told the film apart are named by this turn too ("who else is in it?" leaves them out)
         return replace(edited, entities=[*edited.entities, *(p for p in telling if p.iri not in {e.iri for e in edited.entities})])
+
+    def people_named(self, text: str) -> list[LinkedEntity]:
+        """The people a message names, also those its plan holds only as a description of a film ("The Heat, the
+        Sandra Bullock one")."""
+        understander = self.agent.understander
+        toks = tokens(text)
+        return [e for e in understander.all_entities(text, toks, understander.candidate_spans(text, toks)) if e.group == "person"]
 
     def _named_now(self, earlier: Understanding, named: LinkedEntity) -> str | None:
         missing = earlier.not_found[0]
