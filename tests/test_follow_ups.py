@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 from bot.core.contracts import Aggregate, Answer, Ask, Constraint, Facts, Hop, LinkedEntity, Understanding, Verification
@@ -218,3 +219,14 @@ def test_those_after_a_superlative_over_a_list_is_still_that_list():
                            aggregate=Aggregate("min", "date"))
     tracker = conversation((listed, films("f:heat", "f:ronin", "f:casino")), (oldest, films("f:heat")))
     assert tracker.last_films(FOLLOW) == ["f:heat", "f:ronin", "f:casino"]
+
+
+def test_who_else_read_as_a_chain_through_other_films_is_the_films_people_instead():
+    follow = _two_role_follow_ups()
+    tracker = conversation((relation(entity("f:heat"), "cast_member"), Facts(Kind.FACTUAL, "", [Answer("Robert De Niro", "p:deniro")])))
+    chain = (Hop("director", True), Hop("director", False), Hop("cast_member", True))  # "the cast of the other films of its director"
+    misread = Understanding("who else starred in Heat?", Kind.FACTUAL, chain, [entity("f:heat", 20, 24)], 0.6, asks=[Ask(chain, 0)])
+    edited = follow.who_else(misread, "", tracker)
+    assert edited.chain == (Hop("cast_member", True),) and edited.asks[0].excluded == ("p:deniro",)
+    direct = replace(misread, chain=chain[-1:], asks=[Ask(chain[-1:], 0)])
+    assert follow.who_else(direct, "", tracker) is None  # a question the reader read as asked is left as it is

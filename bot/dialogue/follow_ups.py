@@ -514,7 +514,10 @@ class FollowUps:
         """"Who else is in it?", "anyone else in the cast?": the people of the film in focus in that role (the cast when
         no role is said), without the people the last turns named or answered."""
         films = [e for e in plan.entities if e.group == "film"]
-        if plan.kind != Kind.FACTUAL or plan.asks or plan.compositional or len(films) != 1 or len(plan.entities) != 1:
+        # (a chain through a shared value is the reader taking "else" for "other films": "who else wrote it?" is no
+        # question about the films that share the film's composer)
+        through_others = all(len(a.chain) > 1 for a in plan.asks)
+        if plan.kind != Kind.FACTUAL or not through_others or plan.compositional or len(films) != 1 or len(plan.entities) != 1:
             return None
         film = films[0]
         words = [t for t, s, _ in tokens(plan.text) if not film.start <= s < film.end]
