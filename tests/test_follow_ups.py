@@ -230,3 +230,13 @@ def test_who_else_read_as_a_chain_through_other_films_is_the_films_people_instea
     assert edited.chain == (Hop("cast_member", True),) and edited.asks[0].excluded == ("p:deniro",)
     direct = replace(misread, chain=chain[-1:], asks=[Ask(chain[-1:], 0)])
     assert follow.who_else(direct, "", tracker) is None  # a question the reader read as asked is left as it is
+
+
+def test_who_else_alone_after_a_question_about_a_films_people_asks_it_again_without_those_answered():
+    follow = _two_role_follow_ups()
+    tracker = conversation((relation(entity("f:heat"), "cast_member"), Facts(Kind.FACTUAL, "", [Answer("Robert De Niro", "p:deniro")])))
+    edited = follow.who_else(Understanding("who else?", Kind.FACTUAL, unclear='how "else" fits'), "", tracker)
+    assert edited.chain == (Hop("cast_member", True),) and [e.iri for e in edited.entities] == ["f:heat"]
+    assert edited.asks[0].excluded == ("p:deniro",)
+    after_a_date = conversation((relation(entity("f:heat"), "publication_date"), Facts(Kind.FACTUAL, "", [Answer("1995")])))
+    assert follow.who_else(Understanding("who else?", Kind.FACTUAL), "", after_a_date) is None  # no people were asked for

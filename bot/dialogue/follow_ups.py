@@ -517,10 +517,10 @@ class FollowUps:
         # (a chain through a shared value is the reader taking "else" for "other films": "who else wrote it?" is no
         # question about the films that share the film's composer)
         through_others = all(len(a.chain) > 1 for a in plan.asks)
-        if plan.kind != Kind.FACTUAL or not through_others or plan.compositional or len(films) != 1 or len(plan.entities) != 1:
+        if plan.kind != Kind.FACTUAL or not through_others or plan.compositional or len(films) > 1 or len(plan.entities) != len(films):
             return None
-        film = films[0]
-        words = [t for t, s, _ in tokens(plan.text) if not film.start <= s < film.end]
+        film = films[0] if films else None
+        words = [t for t, s, _ in tokens(plan.text) if film is None or not film.start <= s < film.end]
         if not OTHER_WORDS & set(words) or not PERSON_QUESTION & set(words):
             return None
         lexicon = self.agent.understander.lexicon
@@ -528,7 +528,13 @@ class FollowUps:
         if any(not lexicon.relations_of(w) and w not in ROLELESS | PERSON_QUESTION | {"in"} for w in words):
             return None
         people_relations = {name for name, r in self.agent.kg.bundle.relations.items() if r.value_class == "person"}
-        roles = named & people_relations if named else set(self.cast) if "in" in words else set()
+        asked = _asked_of_a_film(tracker.last_plan()) if film is None and not named and "in" not in words else None
+        if asked is not None:  # "who starred in Gravity?" "who else?": the same question, without those answered
+            film, roles = replace(asked[0], alternatives=[]), {asked[1]} & people_relations  # (chosen then: asked about again)
+        elif film is None:
+            return None
+        else:
+            roles = named & people_relations if named else set(self.cast) if "in" in words else set()
         if not roles or named - people_relations:
             return None
         chain = (Hop(self._first(roles), True),)
@@ -574,6 +580,14 @@ class FollowUps:
 def _described(option: Option) -> dict:
     """An option as a linked entity lists its namesakes."""
     return {"iri": option.iri, "label": option.label, "year": option.year, "group": "film"}
+
+
+def _asked_of_a_film(plan: Understanding | None) -> tuple[LinkedEntity, str] | None:
+    """(film, relation) when `plan` asked one relation of one film ("who starred in Gravity?")."""
+    if plan is None or plan.compositional or len(plan.asks) != 1 or len(plan.asks[0].chain) != 1 or not plan.asks[0].chain[0].to_value:
+        return None
+    topic = _topic_film(plan)
+    return (topic[1], plan.asks[0].chain[0].relation) if topic is not None else None
 
 
 def _topic_film(plan: Understanding) -> tuple[int, LinkedEntity] | None:
