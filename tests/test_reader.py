@@ -226,6 +226,8 @@ def test_an_overview_is_of_the_film_a_description_picks(demo_agent):
     assert "Nia DaCosta" in demo_agent.answer("give me an overview of Candyman, the DaCosta one").text
     assert "Bernard Rose" in demo_agent.answer("what do you know about the 1992 Candyman?").text
     assert "Nia DaCosta" in demo_agent.answer("overview of Candyman please, the DaCosta one").text  # "please" between
+    assert demo_agent.answer("who directed halloween 78").answers == ["John Carpenter"]  # two digits after a title: its year
+    assert not demo_agent.answer("who directed halloween 85").answers  # no Halloween of 1985: said, not another one
 
 
 @pytest.mark.integration

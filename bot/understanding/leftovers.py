@@ -94,6 +94,8 @@ class Leftovers:
         k = span.tok_end
         if k >= b or re.search(r"[,;&]", text[toks[k - 1][2] : toks[k][1]]):
             return ""  # "Heat, Blorpo and Goodfellas": the next word starts another name
+        if k in best.selectors:
+            return ""  # a description read after the title ("halloween 78": the 1978 one), no longer title
         word = toks[k][0]
         sequel_number = (word.isdigit() and len(word) <= 2) or word in ("ii", "iii", "iv", "vi", "vii", "viii", "ix")
         typed = text[span.start : span.end]

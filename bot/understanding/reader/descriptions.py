@@ -74,8 +74,9 @@ def read_description(text: str, toks: list[Token], positions: frozenset[int], pe
         before = text[toks[k - 1][2] : toks[k][1]] if k else ""
         if re.fullmatch(r"(1[89]|20)\d\d", word):
             years.append(int(word))
-        elif (year := two_digit_year(word)) is not None and ("'" in before or "’" in before or
+        elif (year := two_digit_year(word)) is not None and ("'" in before or "’" in before or k - 1 not in positions or
                                                                      (k and toks[k - 1][0] in ("from", "the", "in", "of"))):
+            # "'84", "from 84", "the 84 one", or two digits right after the title ("nightmare on elm street 84")
             years.append(year)
         elif word in ORIGINAL:
             order = "original"
