@@ -290,3 +290,20 @@ def test_the_demo_kg_s_trust_model_answers_sure_readings_and_refuses_an_unknown_
     assert 0.0 < demo_agent.understander.scorer.trust.threshold <= 1.0
     assert not demo_agent.answer("who frobnicated Candyman 2021?").answers  # an unknown verb where the relation is asked
     assert demo_agent.answer("who actually directed Candyman 2021?").answers == ["Nia DaCosta"]
+
+
+def test_a_tagger_trained_without_descriptions_never_tags_one(generator, tmp_path):
+    """A model trained on styles that never describe a film knows no description role: it tags without failing."""
+    index = label_index([f.title for f in FILMS], PERSONS)
+    wording = frozenset("who what when which how directed composed music wrote film the of in is was did".split())
+    vocabulary = Vocabulary(frozenset("directed composed music wrote".split()), wording, frozenset("the of in is was a".split()),
+                            frozenset({"please"}), frozenset({"film", "movie"}), frozenset({"longer"}))
+    names_of = exact_names(IndexMentions(index, wording), wording)
+    features = Features(vocabulary)
+    examples = augmented(generator, 300, ("polite",))
+    assert not any(p.role is Role.DESC for e in examples for p in e.pieces)
+    train(examples, features, names_of, tmp_path / "reader.crfsuite")
+    text = "who directed Heat, the 1995 one?"
+    toks = tokens(text)
+    tagged = RoleTagger(tmp_path / "reader.crfsuite", features).tag(text, toks, names_of(text, toks))
+    assert Role.DESC not in tagged.roles and all(m[Role.DESC] == 0.0 for m in tagged.marginals)

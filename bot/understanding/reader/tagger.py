@@ -151,12 +151,14 @@ class RoleTagger:
         self.features = features
         self.tagger = pycrfsuite.Tagger()
         self.tagger.open(str(path))
+        # the roles its training text had (a model trained without descriptions knows no "desc": never that role)
+        self.known = [role for role in Role if role.value in set(self.tagger.labels())]
 
     def tag(self, text: str, toks: list[Token], names: list[str]) -> Tagged:
         if not toks:
             return Tagged([], [], [])
         labels = self.tagger.tag(self.features(text, toks, names))
-        marginals = [{role: self.tagger.marginal(role.value, k) for role in Role} for k in range(len(toks))]
+        marginals = [{role: self.tagger.marginal(role.value, k) if role in self.known else 0.0 for role in Role} for k in range(len(toks))]
         roles = [Role(label) for label in labels]
         return Tagged(roles, [m[r] for m, r in zip(marginals, roles)], marginals)
 
