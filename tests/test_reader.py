@@ -307,3 +307,11 @@ def test_a_tagger_trained_without_descriptions_never_tags_one(generator, tmp_pat
     toks = tokens(text)
     tagged = RoleTagger(tmp_path / "reader.crfsuite", features).tag(text, toks, names_of(text, toks))
     assert Role.DESC not in tagged.roles and all(m[Role.DESC] == 0.0 for m in tagged.marginals)
+
+
+@pytest.mark.integration
+def test_a_bare_surname_is_the_best_known_person_of_that_name_unless_the_words_say_otherwise(demo_agent):
+    """"Nolan" asked what films he makes is Christopher Nolan (not the actress Jeanette Nolan, whose films the cast
+    chain would find); "films starring Nolan" asks for the actress, the one who stars."""
+    assert "Christopher Nolan" in demo_agent.answer("what kind of films does Nolan make").text
+    assert "Jeanette Nolan" in demo_agent.answer("films starring Nolan").text

@@ -44,6 +44,7 @@ LENGTH_WEIGHT = 1.0  # log-probability bonus per token of the span
 WORDING_PENALTY = 2.5  # spans made only of question wording ("who", "film") are unlikely names
 MAX_ROLE_NAMESAKES = 3  # people of one name whose roles are read as chains ("Stephen King": the author, not an actor of that name)
 ROLE_ODDS = 20.0  # how much likelier a chain is when the KG shows the entity in its first relation
+FAME_WEIGHT = 0.5  # log-odds per log of how much better connected a person of the same name is
 
 
 @dataclass
@@ -156,7 +157,7 @@ class ChainReader:
                     entity = link(span, start, None)
                     if entity is None:
                         continue
-                score = math.log(max(p, 1e-9)) + prior - (0.0 if plays_role else math.log(ROLE_ODDS))
+                score = math.log(max(p, 1e-9)) + prior - (0.0 if plays_role else math.log(ROLE_ODDS)) - self._less_known(entity)
                 candidate = Candidate(span, entity, chain, p, score, coordinated=groups[id(span)])
                 if words is None:  # the same for every chain of the span
                     words = self._clause_words(toks, a, b, candidate)
@@ -167,6 +168,16 @@ class ChainReader:
                     candidate.explanation = replace(candidate.explanation, other_cues=candidate.explanation.other_cues + ignored)
                 found.append(candidate)
         return found
+
+    def _less_known(self, entity: LinkedEntity) -> float:
+        """How much less likely a person is meant when a better connected person has the same name: a bare "Nolan" is
+        Christopher Nolan unless the words say otherwise (a role only the other one has, "Jeanette Nolan")."""
+        if entity.group != Group.PERSON or not entity.alternatives:
+            return 0.0
+        labels = self.kg.labels
+        own = labels.degree[labels.by_iri[entity.iri]]
+        top = max((alt["degree"] or 0 for alt in entity.alternatives if alt.get("group") == Group.PERSON), default=0)
+        return FAME_WEIGHT * math.log((top + 1) / (own + 1)) if top > own else 0.0
 
     def _role_columns(self, span: Span) -> list[int]:
         """The films-of-a-value chains of the roles the span's people have in the graph (its few best-known namesakes)."""
