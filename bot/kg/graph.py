@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.core.cache import code_digest, combine, gc_paused, progress, read_manifest, write_manifest
+from bot.core.cache import code_digest, combine, gc_paused, keep_code_digests, progress, read_manifest, write_manifest
 from bot.core.config import Settings
 from bot.kg.bundle import Bundle, load_bundle
 from bot.kg.film_table import FilmTable, build_film_table
@@ -128,6 +128,7 @@ def build_graph(settings: Settings, quiet: bool = False, force: bool = False) ->
 
 def open_kg(settings: Settings, build_if_missing: bool = True) -> KG:
     """Open a built KG; builds it first (with progress bars) when nothing fresh is cached."""
+    keep_code_digests(Path(settings.cache_dir).expanduser())
     bundle = resolve_bundle(settings)
     remote = open_graph(bundle, Path(), settings) if bundle.endpoint else None
     folder, key = cache_folder(bundle, settings, remote)
