@@ -38,5 +38,5 @@ def test_the_compositional_constructions_are_tried_in_order_and_each_can_read():
     from bot.understanding import compositions
 
     names = [module.CONSTRUCTION.name for module in compositions.ORDER]
-    assert names == ["shared", "count", "comparison", "verification", "superlative", "conditions"]
+    assert names == ["shared", "collaboration", "count", "comparison", "verification", "superlative", "conditions"]
     assert all(callable(module.cued) and callable(module.read) for module in compositions.ORDER)

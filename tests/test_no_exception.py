@@ -16,6 +16,7 @@ from bot.core.config import Settings
 from bot.core.contracts import (
     Aggregate,
     Ask,
+    Collaboration,
     Comparison,
     Constraint,
     Conversation,
@@ -103,7 +104,7 @@ def constraints(draw, graph) -> Constraint:
 def plans(draw, graph) -> Understanding:
     """A plan of each shape the constructions read, with random operators, relations and values."""
     shape = draw(st.sampled_from(["films", "count", "any", "most", "ordered", "comparison", "verification", "literal", "shared",
-                                  "value_count", "overview", "chain"]))
+                                  "value_count", "overview", "collaboration", "chain"]))
     relation = draw(st.sampled_from(graph["relations"] + graph["literal"]))  # (the date and number relations twice as often)
     text = f"a random {shape} plan"
     if shape in ("films", "count", "any", "most", "ordered"):
@@ -130,6 +131,11 @@ def plans(draw, graph) -> Understanding:
         items = draw(st.lists(entities(graph), min_size=2, max_size=3))
         return Understanding(text, Kind.FACTUAL, entities=items,
                              shared=Shared(draw(st.sampled_from(graph["chains"])), tuple(range(len(items))), draw(st.booleans())))
+    if shape == "collaboration":
+        items = draw(st.lists(entities(graph, draw(st.sampled_from([[Group.PERSON], None]))), min_size=1, max_size=3))
+        roles, partner_roles = (tuple(draw(st.lists(st.sampled_from(graph["relations"]), max_size=2, unique=True))) for _ in range(2))
+        return Understanding(text, Kind.FACTUAL, entities=items, collaboration=Collaboration(
+            0, roles, partner_roles, tuple(range(1, len(items))), draw(st.booleans())))
     if shape == "value_count":
         return Understanding(text, Kind.FACTUAL, (Hop(relation, True),), [draw(entities(graph))], asks=[Ask((Hop(relation, True),), 0)],
                              aggregate=Aggregate(AggregateOp.COUNT, relation))

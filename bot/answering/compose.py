@@ -21,6 +21,8 @@ from bot.core.errors import PlanError
 from bot.core.kinds import Kind
 from bot.core.results import (
     AnyResult,
+    CollaborationCountsResult,
+    CollaboratorsResult,
     ComparisonResult,
     Condition,
     FilmCountResult,
@@ -121,6 +123,8 @@ class ComposedAnswers:
     def _answer(self, understanding: Understanding) -> Facts:
         if understanding.overview is not None:
             return self.overview(understanding)
+        if understanding.collaboration is not None:
+            return self.collaboration(understanding)
         if understanding.verification is not None:
             return self.verify(understanding)
         if understanding.comparison is not None:
@@ -253,6 +257,57 @@ class ComposedAnswers:
         result = OverviewResult(topic.label, Group.PERSON, roles=roles, known_for=known_for)
         return self._facts(understanding, [Answer(topic.label, topic.iri)] if roles else [], facts, result,
                            [queries.films_per_role(self.kg.bundle, topic.iri, list(plan.relations))] + sparql)
+
+    # --- collaborations -----------------------------------------------------------------
+
+    def collaboration(self, understanding: Understanding) -> Facts:
+        """'Who is Nolan's go-to composer?': the people in the partner roles on the most of the person's films (the "most"
+        query of the compositions, the person left out); 'Has Scorsese worked with De Niro more often than with DiCaprio?':
+        how many of the person's films each partner shares (the "count" query with both conditions), and the shared films
+        as the facts. Only films both hold a role in count: never each one's films overall."""
+        plan = understanding.collaboration
+        person = understanding.entities[plan.person]
+        relations = self.kg.bundle.relations
+        people = [understanding.entities[i] for i in plan.partners]
+        if person.group != Group.PERSON or any(p.group != Group.PERSON for p in people):
+            raise PlanError("a collaboration is between people", "who worked with whom")
+        if not plan.roles or not plan.partner_roles or any(
+                r not in relations or relations[r].value_class != Group.PERSON for r in (*plan.roles, *plan.partner_roles)):
+            raise PlanError(f"no person relations in {plan.roles} / {plan.partner_roles}", "the roles people had on those films")
+        theirs = Constraint(plan.roles, Op.IN, (person.iri,), person.label)
+        films = self._count([theirs])
+        any_role = set(plan.partner_roles) == {n for n, r in relations.items() if r.value_class == Group.PERSON}
+        sparql = [self._query("count", [theirs])]
+        if not plan.partners:
+            slots = {"$path": queries.relations_path(self.kg.bundle, plan.partner_roles), "$value_filter": queries.value_filter((), (person.iri,)),
+                     "$limit": str(TIES)}
+            query, rows = self._top("most", [theirs], slots, "n")
+            sparql.append(query)
+            top = int(rows[0]["n"].value) if rows else 0
+            winners = sorted(((r["value"].value, self._label(r["value"].value)) for r in rows if int(r["n"].value) == top and r["value"].is_iri),
+                             key=lambda w: w[0])
+            facts: list[Fact] = []
+            for iri, label in winners:
+                shared, _, query = best_matching_films(self.kg, [theirs, Constraint(plan.partner_roles, Op.IN, (iri,), label)], SHOWN)
+                facts += [Fact(film, title, "matches", film, title, "kg", {"conditions": [person.label, label]}) for film, title in shared]
+                sparql.append(query)
+            result = CollaboratorsResult(person.label, plan.roles, plan.partner_roles, any_role, films, tuple(label for _, label in winners), top)
+            return self._facts(understanding, [Answer(label, iri) for iri, label in winners], facts, result, sparql)
+        counts: list[int] = []
+        facts = []
+        for partner in people:
+            shared, total, query = best_matching_films(self.kg, [theirs, Constraint(plan.partner_roles, Op.IN, (partner.iri,), partner.label)], SHOWN)
+            counts.append(total)
+            facts += [Fact(film, title, "matches", film, title, "kg", {"conditions": [person.label, partner.label]}) for film, title in shared]
+            sparql.append(query)
+        best = max(counts)
+        winners = [p for p, n in zip(people, counts) if n == best]
+        holds = len(winners) == 1 and winners[0].iri == people[0].iri
+        result = CollaborationCountsResult(person.label, plan.roles, plan.partner_roles, any_role, films,
+                                           tuple(ShownValue(p.label, str(n)) for p, n in zip(people, counts)),
+                                           tuple(w.label for w in winners), plan.asked, holds, len(winners) > 1)
+        answers = [Answer("yes" if holds else "no")] if plan.asked else [Answer(w.label, w.iri) for w in winners]
+        return self._facts(understanding, answers, facts, result, sparql)
 
     # --- comparisons --------------------------------------------------------------------
 

@@ -163,6 +163,19 @@ class Overview:
 
 
 @dataclass(frozen=True)
+class Collaboration:
+    """The people on one person's films: 'Who has Scorsese worked with the most?', 'Nolan's go-to composer' (no partners:
+    the most frequent), 'Has Scorsese worked with De Niro more often than with DiCaprio?' (partners: how many of the
+    person's films each of them shares)."""
+
+    person: int  # index in Understanding.entities of the person whose films are looked at
+    roles: tuple[str, ...]  # the person's roles on those films
+    partner_roles: tuple[str, ...]  # the roles the others hold on them (every person relation when the words name none)
+    partners: tuple[int, ...] = ()  # indices of the people compared; () asks for the most frequent
+    asked: bool = False  # yes/no form: whether the first partner shares more of the films than the others
+
+
+@dataclass(frozen=True)
 class Seed:
     """Something a recommendation request names (issue 31): a film, a series, a person, or the films a partial title
     names ("lord of the rings": its three films). `iris` holds the entity, or those films for a partial title."""
@@ -213,6 +226,7 @@ class Understanding:
     verification: Verification | None = None
     shared: Shared | None = None
     overview: Overview | None = None
+    collaboration: Collaboration | None = None
     also: list[Understanding] = field(default_factory=list)  # a compositional message's other questions, each on its own
     missing: str = ""  # what the question asks that the graph does not hold ("where people were born")
     unclear: str = ""  # why the bot would not guess (a word it could not account for, a weak match)
@@ -221,7 +235,8 @@ class Understanding:
     @property
     def compositional(self) -> bool:
         """Whether the plan filters, counts, orders, compares, verifies or summarises (bot.answering.compose answers it)."""
-        return bool(self.constraints or self.aggregate or self.comparison or self.verification or self.shared or self.overview)
+        return bool(self.constraints or self.aggregate or self.comparison or self.verification or self.shared or self.overview
+                    or self.collaboration)
 
     def ask(self, n: int, topic: LinkedEntity | None = None) -> Understanding:
         """The single question of ask `n` (its topic given, or the ask's own entity)."""

@@ -198,7 +198,40 @@ class OverviewResult(Result):
     known_for: tuple[str, ...] = ()  # a person's best-known films
 
 
+@dataclass
+class CollaboratorsResult(Result):
+    """'Who is Nolan's go-to composer?': the people who hold `partner_roles` on the most of one person's films, and on how
+    many of them."""
+
+    FORM: ClassVar[Form] = Form.COLLABORATORS
+    person: str = ""  # the person's label
+    roles: tuple[str, ...] = ()  # the person's roles on the films counted
+    partner_roles: tuple[str, ...] = ()  # the roles counted; every person relation when none was named
+    any_role: bool = False  # no role was named ("who has X worked with the most")
+    films: int = 0  # how many films the person has in `roles`
+    winners: tuple[str, ...] = ()
+    count: int = 0  # how many of those films each winner shares
+
+
+@dataclass
+class CollaborationCountsResult(Result):
+    """'Has Scorsese worked with De Niro more often than with DiCaprio?': how many of one person's films each partner shares,
+    and who shares the most."""
+
+    FORM: ClassVar[Form] = Form.COLLABORATION_COUNTS
+    person: str = ""
+    roles: tuple[str, ...] = ()
+    partner_roles: tuple[str, ...] = ()
+    any_role: bool = False
+    films: int = 0  # how many films the person has in `roles`
+    counts: tuple[ShownValue, ...] = ()  # each partner and the number of the person's films they share, in the order asked
+    winners: tuple[str, ...] = ()
+    asked: bool = False  # yes/no form: whether the first partner shares more than the others
+    holds: bool = False
+    tie: bool = False
+
+
 RESULTS: dict[Form, type[Result]] = {
     cls.FORM: cls for cls in (VerificationResult, ComparisonResult, SharedResult, ValueCountResult, FilmCountResult, OrderedResult,
-                              MostResult, AnyResult, FilmsResult, OverviewResult)
+                              MostResult, AnyResult, FilmsResult, OverviewResult, CollaboratorsResult, CollaborationCountsResult)
 }

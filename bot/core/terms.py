@@ -101,6 +101,8 @@ class Form(StrEnum):
     ANY = "any"  # whether any film meets conditions, with the films
     FILMS = "films"  # the films that meet conditions
     OVERVIEW = "overview"  # "tell me about X": a short summary of a film or person
+    COLLABORATORS = "collaborators"  # the people who share the most films with one person ("Nolan's go-to composer")
+    COLLABORATION_COUNTS = "collaboration_counts"  # how many of one person's films each of several others shares
 
 
 class Group(StrEnum):

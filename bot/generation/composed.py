@@ -11,6 +11,8 @@ from collections.abc import Callable
 from bot.core.contracts import Facts, parse_chain
 from bot.core.results import (
     AnyResult,
+    CollaborationCountsResult,
+    CollaboratorsResult,
     ComparisonResult,
     Condition,
     FilmCountResult,
@@ -25,7 +27,7 @@ from bot.core.results import (
     VerificationResult,
 )
 from bot.core.terms import AggregateOp, Form, Group, Measure, Op
-from bot.core.text import join_labels
+from bot.core.text import join_labels, join_or
 from bot.generation.sentences import LIST_INLINE, LIST_LIMIT, capitalise, films_phrase, forward, indefinite, sentences_for, shown
 from bot.kg.bundle import Bundle
 
@@ -284,10 +286,59 @@ def overview_sentence(c: OverviewResult, facts: Facts, bundle: Bundle) -> str:
     return " ".join(sentences)
 
 
+def _persons_films(label: str, roles: tuple[str, ...], films: int, bundle: Bundle) -> str:
+    """'films directed by Steven Spielberg'; 'films with Clint Eastwood as director or cast member' for several roles."""
+    if len(roles) == 1:
+        return films_phrase(bundle.relations[roles[0]], label, films)
+    return f"film{'s' if films != 1 else ''} with {label} as {join_or([bundle.relations[r].noun for r in roles])}"
+
+
+def _partner_part(partner_roles: tuple[str, ...], any_role: bool, bundle: Bundle, many: bool = False) -> str:
+    """How a partner took part: 'worked on', 'is credited as composer on' ('are credited as composers on')."""
+    if any_role or len(partner_roles) != 1:
+        return "worked on"
+    relation = bundle.relations[partner_roles[0]]
+    return f"are credited as {relation.plural} on" if many else f"is credited as {relation.noun} on"
+
+
+def collaborators_sentence(c: CollaboratorsResult, facts: Facts, bundle: Bundle) -> str:
+    """'Janusz Kamiński is credited as director of photography on 6 of the 12 films directed by Steven Spielberg in my knowledge
+    graph, more than anyone else.'"""
+    films = _persons_films(c.person, c.roles, c.films, bundle)
+    if not c.films:
+        return f"My knowledge graph has no {films}."
+    if not c.winners or not c.count:
+        who = "anyone else" if c.any_role else f"a {join_or([bundle.relations[r].noun for r in c.partner_roles])}"
+        return f"My knowledge graph names no {who} on the {c.films} {films}."
+    several = len(c.winners) > 1
+    part = _partner_part(c.partner_roles, c.any_role, bundle, several)
+    if several:  # "X and Y each worked on", "X and Y are each credited as ..."
+        part = part.replace("are ", "are each ") if part.startswith("are ") else f"each {part}"
+    return f"{join_labels(list(c.winners))} {part} {c.count} of the {c.films} {films} in my knowledge graph, more than anyone else."
+
+
+def collaboration_counts_sentence(c: CollaborationCountsResult, facts: Facts, bundle: Bundle) -> str:
+    """'Yes — of the 25 films directed by Martin Scorsese in my knowledge graph, Robert De Niro worked on 9 and Leonardo
+    DiCaprio on 6.'"""
+    films = _persons_films(c.person, c.roles, c.films, bundle)
+    if not c.films:
+        return f"My knowledge graph has no {films}, so I cannot compare who worked on more of them."
+    part = _partner_part(c.partner_roles, c.any_role, bundle)
+    first, *rest = c.counts
+    tail = join_labels([f"{v.label} {part.split()[-1]} {v.value}" for v in rest])
+    body = f"of the {c.films} {films} in my knowledge graph, {first.label} {part} {first.value} and {tail}"
+    if c.asked:
+        return f"{_yes(c.holds)} — {body}."
+    if c.tie:
+        return f"Neither shares more — {body}."
+    return f"{join_labels(list(c.winners))} — {body}."
+
+
 RENDERERS: dict[Form, Callable[..., str]] = {
     Form.VERIFICATION: verification_sentence, Form.COMPARISON: comparison_sentence, Form.SHARED: shared_sentence,
     Form.VALUE_COUNT: value_count_sentence, Form.FILM_COUNT: film_count_sentence, Form.ORDERED: ordered_sentence,
     Form.MOST: most_sentence, Form.ANY: any_sentence, Form.FILMS: films_sentence, Form.OVERVIEW: overview_sentence,
+    Form.COLLABORATORS: collaborators_sentence, Form.COLLABORATION_COUNTS: collaboration_counts_sentence,
 }
 
 

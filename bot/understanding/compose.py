@@ -23,7 +23,18 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from bot.core.contracts import Aggregate, Ask, Comparison, Constraint, LinkedEntity, Overview, Shared, Understanding, Verification
+from bot.core.contracts import (
+    Aggregate,
+    Ask,
+    Collaboration,
+    Comparison,
+    Constraint,
+    LinkedEntity,
+    Overview,
+    Shared,
+    Understanding,
+    Verification,
+)
 from bot.core.kinds import Kind
 from bot.core.terms import Group, Op
 from bot.core.text import contracted_not
@@ -46,8 +57,10 @@ MONEY_WORDS = word_class("money_words")
 AWARD_COUNT_WORDS = word_class("award_words")
 OSCAR_WORDS = word_class("oscar_words")
 # words that may be wording rather than names ("older", "longest", "hours": a misspelt title is looked for between them)
+COLLABORATION_WORDS = frozenset(construction_data("collaboration")["words"]["together"]) | frozenset(
+    construction_data("collaboration")["words"]["usual"])  # "collaborated", "go-to", "usually"
 COMPOSITION_WORDS = frozenset(COMPARATIVES) | frozenset(SUPERLATIVES) | frozenset(ORDINALS) | MONEY_WORDS | AWARD_COUNT_WORDS | word_class("units") | frozenset(
-    "recent often times together both without excluding".split())
+    "recent often times together both without excluding".split()) | COLLABORATION_WORDS
 # "alongside X" leaves X out of a cast ("who starred alongside X in Heat") but is no exclusion of a film set ("films with X alongside Y")
 FILM_EXCLUDING = EXCLUDING - {"alongside"}
 
@@ -85,6 +98,7 @@ class Composition:
     verification: Verification | None = None
     shared: Shared | None = None
     overview: Overview | None = None
+    collaboration: Collaboration | None = None
     used: set[int] = field(default_factory=set)  # tokens the reading accounts for
     relations: set[str] = field(default_factory=set)  # relations whose cues the question may use
     not_found: str = ""  # a name the question compares or checks that the graph does not have
@@ -402,7 +416,10 @@ def composed_understanding(text, entities, asks, composition: Composition, offse
     overview = composition.overview
     if overview is not None:
         overview = replace(overview, topic=overview.topic + offset)
+    collaboration = composition.collaboration
+    if collaboration is not None:
+        collaboration = replace(collaboration, person=collaboration.person + offset, partners=shifted(collaboration.partners))
     first = asks[0].chain if asks else ()
     return Understanding(text, Kind.FACTUAL, first, entities, 1.0, list(not_found), asks=asks, constraints=list(composition.constraints),
                          aggregate=composition.aggregate, comparison=comparison, verification=verification, shared=shared, overview=overview,
-                         missing=missing)
+                         collaboration=collaboration, missing=missing)

@@ -1,7 +1,7 @@
 """Reading a clause as a composition: the compositional constructions, tried in order.
 
 Each construction (bot/understanding/constructions/) says whether its cues are in the clause (`cued`) and reads it
-(`read`); the first that reads wins, most specific first: what several names share, a count, a comparison, a yes/no
+(`read`); the first that reads wins, most specific first: what several names share, who works with a person the most, a count, a comparison, a yes/no
 check, a superlative, and films under conditions last. Every attempt is kept with what it read, so a trace (and a
 learned scorer, later) sees the readings that were tried and not only the one chosen.
 """
@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 from bot.core.text import contracted_not
 from bot.understanding.compose import ComposedClause, Composer, Composition
-from bot.understanding.constructions import comparison, conditions, count, shared, superlative, verification
+from bot.understanding.constructions import collaboration, comparison, conditions, count, shared, superlative, verification
 from bot.understanding.constructions.clause import Clause
 from bot.understanding.vocabulary import YES_NO_START
 
-ORDER = (shared, count, comparison, verification, superlative, conditions)  # the first that reads wins
+ORDER = (shared, collaboration, count, comparison, verification, superlative, conditions)  # the first that reads wins
 
 
 @dataclass

@@ -9,6 +9,7 @@ checks that every module is registered and every form it declares can be answere
 from __future__ import annotations
 
 from bot.understanding.constructions import (
+    collaboration,
     comparison,
     conditions,
     count,
@@ -27,6 +28,6 @@ from bot.understanding.constructions.base import Construction
 
 REGISTRY: dict[str, Construction] = {
     module.CONSTRUCTION.name: module.CONSTRUCTION
-    for module in (sparql_query, smalltalk, recommendation, multimedia, shared, count, comparison, verification, superlative,
+    for module in (sparql_query, smalltalk, recommendation, multimedia, shared, collaboration, count, comparison, verification, superlative,
                    conditions, overview, person_films, fact)
 }

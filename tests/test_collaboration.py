@@ -1,0 +1,121 @@
+"""Collaborations read into typed plans (bot/understanding/constructions/collaboration.py), on a few triples held in memory:
+who works with one person the most, in a named role or in any, and which of two people shares more of a person's films.
+The answers on the demo KG are tests/test_collaboration_answers.py."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from bot.kg.bundle import load_bundle
+from bot.kg.labels import build_label_index
+from bot.understanding import compositions
+from bot.understanding.compose import COMPOSITION_WORDS, Composer
+from bot.understanding.constructions.clause import Clause, tokenise
+from bot.understanding.lexicon import Lexicon
+from bot.understanding.mentions import IndexMentions, template_vocabulary
+from bot.understanding.names import NameFinder
+from bot.understanding.vocabulary import GENERIC, STOP
+
+from conftest import CAST, DIRECTOR, bundle_toml
+from test_readers import MemoryGraph
+
+COMPOSER = {"property": "wdt:P86", "value_class": "person"}
+PHOTOGRAPHY = {"property": "wdt:P344", "value_class": "person"}
+TTL = r'''
+@prefix wd: <http://www.wikidata.org/entity/> .
+@prefix wdt: <http://www.wikidata.org/prop/direct/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix t: <http://test.invalid/> .
+t:harbour wdt:P31 wd:Q11424 ; rdfs:label "Grey Harbour"@en ; wdt:P57 t:okafor ; wdt:P86 t:lindqvist ; wdt:P344 t:moreau ;
+  wdt:P161 t:adeyemi, t:halloran .
+t:lantern wdt:P31 wd:Q11424 ; rdfs:label "The Paper Lantern"@en ; wdt:P57 t:okafor ; wdt:P86 t:lindqvist ; wdt:P344 t:moreau ;
+  wdt:P161 t:adeyemi .
+t:orchard wdt:P31 wd:Q11424 ; rdfs:label "Salt Orchard"@en ; wdt:P57 t:okafor ; wdt:P86 t:brandt ; wdt:P344 t:saito ; wdt:P161 t:adeyemi .
+t:tide wdt:P31 wd:Q11424 ; rdfs:label "Low Tide Hotel"@en ; wdt:P57 t:vance ; wdt:P86 t:lindqvist ; wdt:P161 t:halloran .
+t:okafor wdt:P31 wd:Q5 ; rdfs:label "Ngozi Okafor"@en .
+t:vance wdt:P31 wd:Q5 ; rdfs:label "Petra Vance"@en .
+t:lindqvist wdt:P31 wd:Q5 ; rdfs:label "Eskil Lindqvist"@en .
+t:brandt wdt:P31 wd:Q5 ; rdfs:label "Mira Brandt"@en .
+t:moreau wdt:P31 wd:Q5 ; rdfs:label "Louis Moreau"@en .
+t:saito wdt:P31 wd:Q5 ; rdfs:label "Kenji Saito"@en .
+t:adeyemi wdt:P31 wd:Q5 ; rdfs:label "Tunde Adeyemi"@en .
+t:halloran wdt:P31 wd:Q5 ; rdfs:label "Fiona Halloran"@en .
+'''
+
+
+@pytest.fixture(scope="module")
+def read(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("collaboration")
+    (folder / "graph.ttl").write_text(TTL, encoding="utf-8")
+    (folder / "bundle.toml").write_text(bundle_toml("collaboration", {
+        "director": DIRECTOR, "cast_member": CAST, "composer": COMPOSER, "director_of_photography": PHOTOGRAPHY}), encoding="utf-8")
+    bundle = load_bundle(folder)
+    graph = MemoryGraph(TTL)
+    kg = SimpleNamespace(bundle=bundle, graph=graph, labels=build_label_index(graph, bundle))
+    wording = template_vocabulary(bundle)
+    lexicon = Lexicon.from_bundle(bundle, wording)
+    names = NameFinder(kg, lexicon, IndexMentions(kg.labels, wording | COMPOSITION_WORDS | STOP | GENERIC), wording, 90.0)
+    composer = Composer(kg, lexicon, wording)
+
+    def reading(text: str):
+        toks = tokenise(text)
+        clause = Clause(text, toks, 0, len(toks), names.candidate_spans(text, toks))
+        composition, attempts = compositions.read(composer, clause, names.name_like)
+        return composition, [a.construction for a in attempts]
+
+    return reading
+
+
+@pytest.mark.parametrize("question", [
+    "Who has Ngozi Okafor worked with the most?",
+    "who did Ngozi Okafor collaborate with most often",
+    "Who does Ngozi Okafor usually work with?",
+    "Ngozi Okafor's most frequent collaborator?",
+])
+def test_working_with_someone_the_most_counts_every_role_on_their_films(read, question):
+    composition, tried = read(question)
+    plan = composition.collaboration
+    assert tried[-1] == "collaboration" and plan.partners == ()
+    assert composition.entities[plan.person].label == "Ngozi Okafor" and plan.roles == ("director",)
+    assert set(plan.partner_roles) == {"director", "cast_member", "composer", "director_of_photography"}
+
+
+@pytest.mark.parametrize(("question", "role"), [
+    ("Who is Ngozi Okafor's go-to composer?", "composer"),
+    ("Who usually scores Ngozi Okafor's films?", "composer"),
+    ("who does Ngozi Okafor usually work with as cinematographer", "director_of_photography"),
+    ("Which actor has Ngozi Okafor worked with the most?", "cast_member"),
+    ("Ngozi Okafor's regular DP", "director_of_photography"),
+])
+def test_a_usual_partner_in_a_named_role_counts_only_that_role(read, question, role):
+    composition, _ = read(question)
+    plan = composition.collaboration
+    assert plan.partner_roles == (role,) and plan.roles == ("director",) and plan.partners == ()
+
+
+def test_two_people_compared_on_a_third_ones_films_are_the_partners(read):
+    composition, tried = read("Has Ngozi Okafor worked with Eskil Lindqvist more often than with Mira Brandt?")
+    plan = composition.collaboration
+    assert tried[-1] == "collaboration" and plan.asked
+    assert composition.entities[plan.person].label == "Ngozi Okafor"
+    assert [composition.entities[i].label for i in plan.partners] == ["Eskil Lindqvist", "Mira Brandt"]
+
+
+def test_a_role_verb_compares_the_partners_in_that_role_only(read):
+    composition, _ = read("Who has shot more Ngozi Okafor films, Louis Moreau or Kenji Saito?")
+    plan = composition.collaboration
+    assert not plan.asked and plan.partner_roles == ("director_of_photography",) and plan.roles == ("director",)
+    assert [composition.entities[i].label for i in plan.partners] == ["Louis Moreau", "Kenji Saito"]
+
+
+@pytest.mark.parametrize("question", [
+    "How many films did Ngozi Okafor direct?",  # a count of one person's films
+    "Did Ngozi Okafor and Tunde Adeyemi work together?",  # whether they shared any film
+    "Which Ngozi Okafor film has the most actors?",  # a film is asked for
+    "Who directed Grey Harbour?",
+])
+def test_questions_of_other_shapes_are_no_collaboration(read, question):
+    composition, _ = read(question)
+    assert composition is None or composition.collaboration is None
