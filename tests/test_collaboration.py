@@ -7,6 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+from test_readers import MemoryGraph
 
 from bot.kg.bundle import load_bundle
 from bot.kg.labels import build_label_index
@@ -19,7 +20,6 @@ from bot.understanding.names import NameFinder
 from bot.understanding.vocabulary import GENERIC, STOP
 
 from conftest import CAST, DIRECTOR, bundle_toml
-from test_readers import MemoryGraph
 
 COMPOSER = {"property": "wdt:P86", "value_class": "person"}
 PHOTOGRAPHY = {"property": "wdt:P344", "value_class": "person"}
@@ -118,4 +118,15 @@ def test_a_role_verb_compares_the_partners_in_that_role_only(read):
 ])
 def test_questions_of_other_shapes_are_no_collaboration(read, question):
     composition, _ = read(question)
+    assert composition is None or composition.collaboration is None
+
+
+def test_a_yes_no_question_that_offers_a_choice_asks_which(read):
+    composition, _ = read("Did Ngozi Okafor work more with Eskil Lindqvist or Mira Brandt?")
+    assert not composition.collaboration.asked and composition.collaboration.partners == (1, 2)
+
+
+def test_two_names_written_as_one_compare_nobody(read):
+    # "Fiona Vance" is nobody in the graph: read as Fiona Halloran's and Petra Vance's surnames it is no pair of people
+    composition, _ = read("Who directed more films, Fiona Vance or Ngozi Okafor?")
     assert composition is None or composition.collaboration is None

@@ -274,12 +274,12 @@ class ComposedAnswers:
         if not plan.roles or not plan.partner_roles or any(
                 r not in relations or relations[r].value_class != Group.PERSON for r in (*plan.roles, *plan.partner_roles)):
             raise PlanError(f"no person relations in {plan.roles} / {plan.partner_roles}", "the roles people had on those films")
-        theirs = Constraint(plan.roles, Op.IN, (person.iri,), person.label)
+        theirs = Constraint(plan.roles, Op.IN, person.iris, person.label)
         films = self._count([theirs])
         any_role = set(plan.partner_roles) == {n for n, r in relations.items() if r.value_class == Group.PERSON}
         sparql = [self._query("count", [theirs])]
         if not plan.partners:
-            slots = {"$path": queries.relations_path(self.kg.bundle, plan.partner_roles), "$value_filter": queries.value_filter((), (person.iri,)),
+            slots = {"$path": queries.relations_path(self.kg.bundle, plan.partner_roles), "$value_filter": queries.value_filter((), person.iris),
                      "$limit": str(TIES)}
             query, rows = self._top("most", [theirs], slots, "n")
             sparql.append(query)
@@ -296,7 +296,7 @@ class ComposedAnswers:
         counts: list[int] = []
         facts = []
         for partner in people:
-            shared, total, query = best_matching_films(self.kg, [theirs, Constraint(plan.partner_roles, Op.IN, (partner.iri,), partner.label)], SHOWN)
+            shared, total, query = best_matching_films(self.kg, [theirs, Constraint(plan.partner_roles, Op.IN, partner.iris, partner.label)], SHOWN)
             counts.append(total)
             facts += [Fact(film, title, "matches", film, title, "kg", {"conditions": [person.label, partner.label]}) for film, title in shared]
             sparql.append(query)

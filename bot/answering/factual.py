@@ -73,8 +73,10 @@ class Retriever:
         (e.g. "Eaten Alive" and "Eaten Alive!"), the first alternative that has one is used (the reply
         names it) -- unless the question chose this film by its year, a person or 'the original'.
         """
-        facts, query = self._answer(understanding)
         topic = understanding.entities[0]
+        if topic.members:
+            return self._family(understanding)
+        facts, query = self._answer(understanding)
         if facts.answers or not topic.alternatives or topic.selected_by not in ("", "spelling"):
             return facts, query
         for alt in topic.alternatives:
@@ -87,6 +89,30 @@ class Retriever:
             if alt_facts.answers:
                 return alt_facts, alt_query
         return facts, query
+
+    def _family(self, understanding: Understanding) -> tuple[Facts, str]:
+        """A family said as one ("Who scores the Coen brothers' films?"): each member's answers (their own query and facts),
+        together, an answer any of them reaches counted once with the paths of all of them."""
+        topic, labels = understanding.entities[0], self.kg.labels
+        merged: dict[str, Answer] = {}
+        facts: list[Fact] = []
+        found: list[str] = []
+        for member in topic.members:
+            one = replace(topic, iri=member, label=labels.label_of(member) or topic.label, members=(), alternatives=[])
+            part, query = self._answer(replace(understanding, entities=[one, *understanding.entities[1:]]))
+            found.append(query)
+            facts += part.facts
+            for a in part.answers:
+                if self._leaves_out_topic(understanding.chain) and a.iri in topic.members:
+                    continue
+                key = a.iri or f"literal:{a.label}"
+                if key in merged:
+                    merged[key] = replace(merged[key], support=merged[key].support + a.support)
+                else:
+                    merged[key] = a
+        answers = sorted(merged.values(), key=lambda a: (-a.support, a.label.casefold(), a.iri or ""))
+        result = Facts(Kind.FACTUAL, understanding.text, answers, facts, understanding.entities, understanding.chain)
+        return result, "\n".join(found)
 
     def _start_group(self, topic) -> str:
         """The class group whose classes a chain template asks of its start: the topic's own, else films."""

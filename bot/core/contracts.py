@@ -66,6 +66,13 @@ class LinkedEntity:
     year: int | None = None
     alternatives: list[dict] = field(default_factory=list)  # other entities with the same label
     selected_by: str = ""  # what in the question chose it among them: "year", "person", "original", "newest", "spelling"
+    # a family said as one ("the Coen brothers", bot.kg.families): every member's IRI; `iri` is the first of them
+    members: tuple[str, ...] = ()
+
+    @property
+    def iris(self) -> tuple[str, ...]:
+        """The entity's IRI, or its members' for a family."""
+        return self.members or (self.iri,)
 
     def to_json(self) -> dict:
         return {"text": self.text, "iri": self.iri, "label": self.label, "score": round(self.score, 1), "group": self.group}

@@ -86,9 +86,9 @@ def record_artefact(folder: Path, name: str, key: str) -> None:
 
 def _labels_key(bundle: Bundle, graph_key: str) -> str:
     from bot.core import english
-    from bot.kg import labels, queries, variants
+    from bot.kg import families, labels, queries, variants
 
-    return combine(graph_key, bundle.schema_hash(), code_digest(labels, queries, variants, english))
+    return combine(graph_key, bundle.schema_hash(), code_digest(labels, queries, variants, english, families))
 
 
 def _films_key(bundle: Bundle, graph_key: str) -> str:

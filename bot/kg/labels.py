@@ -26,6 +26,7 @@ from rapidfuzz import fuzz, process
 from bot.core.text import normalize
 from bot.kg import queries
 from bot.kg.bundle import Bundle
+from bot.kg.families import family_groups
 from bot.kg.store import Node
 from bot.kg.variants import STOP as VARIANT_STOP
 from bot.kg.variants import award_variants, genre_variants, name_variants, title_variants
@@ -258,6 +259,8 @@ class LabelIndex:
     role_bits: dict[tuple[str, str], int] = field(default_factory=dict)  # (relation name, "s"|"o") -> bit
     # relations whose every film-side node is typed as a film: a condition on one needs no class test in SPARQL
     film_only: frozenset[str] = frozenset()
+    # a family's names ("the coens", "wachowski sisters") -> its members (bot.kg.families)
+    families: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def by_length(self) -> KeysByLength:
@@ -470,6 +473,10 @@ def build_label_index(graph, bundle: Bundle, progress=None) -> LabelIndex:
     for first, idx in first_names(index).items():  # "movies with keanu": the one person of that first name
         if first not in variants:
             variants[first].append(idx)
+    index.families = {name: members for name, members in family_groups(graph, bundle, index.iris, index.labels, index.groups).items()
+                      if name not in by_norm}  # ("the Coens" as a film's title stays that film)
+    for name, members in index.families.items():
+        variants[name] = list(members)
     index.by_norm = dict(by_norm)
     index.variants = {key: ids for key, ids in variants.items() if key not in by_norm}
     index.role_bits = role_bits

@@ -264,6 +264,12 @@ def films_per_role(bundle: Bundle, person: str, relations: list[str]) -> str:
     return f"SELECT ?relation (COUNT(DISTINCT ?film) AS ?n) WHERE {{ {branches} }} GROUP BY ?relation"
 
 
+def films_of_people(bundle: Bundle, people: list[str], relations: tuple[str, ...]) -> str:
+    """Each of `people`'s films in any of `relations` (as ?film ?person): who is credited together (bot.kg.families)."""
+    return (f"SELECT DISTINCT ?film ?person WHERE {{ VALUES ?person {{ {' '.join(iri(p) for p in people)} }} "
+            f"?film {relations_path(bundle, relations)} ?person }}")
+
+
 # ---------------------------------------------------------------- embeddings and recommendations
 
 

@@ -59,6 +59,12 @@ def link_span(
     if best is None:
         return None
     i = among.ids[best]
+    family = getattr(labels, "families", {}).get(span.norm, ())
+    if family and set(family) <= set(among.ids):  # "the Coen brothers": the family as one, no namesakes to choose among
+        ranked = [j for j in among.ids if j in family]
+        return LinkedEntity(text=text[span.start : span.end], iri=labels.iris[ranked[0]], label=" and ".join(labels.labels[j] for j in ranked),
+                            score=span.fuzzy_score, group=labels.groups[ranked[0]], start=span.start, end=span.end,
+                            members=tuple(labels.iris[j] for j in ranked))
     # every other entity the words may name, whatever its roles: a namesake without a triple for this
     # question is still one the user may have meant (the dialogue asks which)
     return LinkedEntity(

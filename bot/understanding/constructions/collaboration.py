@@ -82,21 +82,27 @@ def asks_for_film(view: ComposedClause) -> bool:
     return False
 
 
-def compared_pair(view: ComposedClause, people: list[Name]) -> tuple[Name, Name] | None:
+def compared_pair(view: ComposedClause, people: list[Name]) -> tuple[Name, Name, bool] | None:
     """The two people a comparison is between: adjacent names joined by "or", "than", "vs" ("A or B", "A more often than
-    (with) B")."""
+    (with) B"), and whether "than" joins them (a yes/no question about the first; "did X work more with A or B" asks which)."""
     toks = view.tokens
     for first, second in zip(people, people[1:]):
         between = {toks[k][0] for k in range(first.span.tok_end, second.span.tok_start)}
         if between & COMPARED:
-            return first, second
+            return first, second, "than" in between
     return None
+
+
+def run_together(people: list[Name]) -> bool:
+    """Two person names with nothing between them ("David Lynch" read as Keith David and Brian Lynch when the graph has no
+    David Lynch): no collaboration is read from them."""
+    return any(first.span.tok_end == second.span.tok_start for first, second in zip(people, people[1:]))
 
 
 def read(ctx: Composer, view: ComposedClause) -> Composition | None:
     names = view.names
     people = [n for n in names if n.entity.group == Group.PERSON]
-    if not people or len(people) != len(names) or asks_for_film(view):
+    if not people or len(people) != len(names) or asks_for_film(view) or run_together(people):
         return None
     named = {k for n in names for k in n.tokens}
     words = [(k, view.tokens[k][0]) for k in view.positions if k not in named]
@@ -119,12 +125,13 @@ def read(ctx: Composer, view: ComposedClause) -> Composition | None:
     pair = compared_pair(view, people)
     if pair is None or len(people) != 3 or not said & MORE:
         return None
-    person = next(n for n in people if n not in pair)
+    first, second, than = pair
+    person = next(n for n in people if n is not first and n is not second)
     mine, beside = person_roles(ctx, person, roles)
     partner_roles = tuple(sorted({r for k, owners in roles if k not in beside for r in owners}))
-    plan = Collaboration(0, mine, partner_roles or tuple(ctx.person_relations), (1, 2), view.yes_no)
+    plan = Collaboration(0, mine, partner_roles or tuple(ctx.person_relations), (1, 2), view.yes_no and than)
     more = {k for k, w in words if w in MORE | COMPARED}
-    reading = Composition(entities=[person.entity, pair[0].entity, pair[1].entity], used=used | more | beside | {k for k, _ in roles},
+    reading = Composition(entities=[person.entity, first.entity, second.entity], used=used | more | beside | {k for k, _ in roles},
                           collaboration=plan)
     reading.relations |= set(mine) | set(partner_roles)
     return reading

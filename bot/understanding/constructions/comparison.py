@@ -48,6 +48,14 @@ def more_of(words: list[str]) -> bool:
     return "more" in words and bool(set(words) & (AWARD_COUNT_WORDS | FILM_WORDS | {"screenplays", "scripts"}))
 
 
+def restricts(toks, name: Name, a: int, b: int) -> bool:
+    """Whether a person's name restricts the films counted rather than naming an item compared: "X films", "X's films",
+    "(worked) with X", "(shot) for X"."""
+    after = toks[name.span.tok_end][0] if name.span.tok_end < b else ""
+    before = toks[name.span.tok_start - 1][0] if name.span.tok_start > a else ""
+    return after in FILM_WORDS or after == "s" or before in ("with", "for")
+
+
 def cued(view: ComposedClause) -> bool:
     """A comparative, "more money", "more Oscars", "which came first", or two films and a superlative; a count is read first
     ("how many more ...")."""
@@ -100,8 +108,9 @@ def read(ctx: Composer, view: ComposedClause) -> Composition | None:
         used |= {k for k in range(a, b) if toks[k][0] in AWARD_COUNT_WORDS | MOST}
     if not relation and "more" in words and len(people) >= 2:
         relations, verb = ctx.clause_verb_relations(toks, a, b, {k for n in people for k in n.tokens})
-        if not relations:
-            return None
+        run_together = any(x.span.tok_end == y.span.tok_start for x, y in zip(people, people[1:]))  # "David Lynch" as two surnames
+        if not relations or run_together or any(restricts(toks, n, a, b) for n in people):
+            return None  # ("more Spielberg films, A or B": counts over one person's films, the collaboration construction's)
         relation, count = relations[0], True
         used |= verb | {k for k in range(a, b) if toks[k][0] in MOST | FILM_WORDS | {"screenplays", "scripts"}}
         items = people

@@ -45,7 +45,7 @@ def scope(ctx: Composer, view: ComposedClause, names: list[Name], reading: Compo
         if name.entity.group == Group.PERSON and len(people) == 1 and ctx.several_roles(toks, a, b, names):
             # "films that James Mangold both wrote and directed": one condition per role
             for relation, k in ctx.several_roles(toks, a, b, names):
-                reading.constraints.append(Constraint((relation,), Op.IN, (name.entity.iri,), name.entity.label, named_role=True))
+                reading.constraints.append(Constraint((relation,), Op.IN, name.entity.iris, name.entity.label, named_role=True))
                 reading.used.add(k)
                 reading.relations.add(relation)
             reading.used |= set(name.tokens) | {k for k in range(a, b) if toks[k][0] in ("both", "and", "as", "well")}
@@ -60,7 +60,7 @@ def scope(ctx: Composer, view: ComposedClause, names: list[Name], reading: Compo
             negated = bool(negation)
             reading.used |= negation
             films_after = name.span.tok_end < b and toks[name.span.tok_end][0] in FILM_WORDS  # "a good Ian McShane movie"
-            reading.constraints.append(Constraint(relations, Op.NOT_IN if negated else Op.IN, (name.entity.iri,),
+            reading.constraints.append(Constraint(relations, Op.NOT_IN if negated else Op.IN, name.entity.iris,
                                                   ("not " if negated else "") + name.entity.label, named_role=bool(used) or films_after))
             reading.used |= used | set(name.tokens)
             reading.relations |= set(relations)

@@ -62,7 +62,11 @@ def read(ctx: Composer, view: ComposedClause) -> Composition | None:
         reading.aggregate = Aggregate(AggregateOp.COUNT, relation)
         reading.relations.add(relation)
         return reading
-    named_noun = any(n.span.tok_start == a + many + 1 and n.entity.group not in (Group.FILM, Group.PERSON) for n in names)  # "how many dramas"
+    people = [n for n in names if n.entity.group == Group.PERSON]
+    named_noun = any(n.span.tok_start == a + many + 1 and (n.entity.group not in (Group.FILM, Group.PERSON) or  # "how many dramas"
+                         # "how many Nolan films did Hans Zimmer score": one person's films that another one shares
+                         len(people) >= 2 and n.entity.group == Group.PERSON and n.span.tok_end < b and toks[n.span.tok_end][0] in FILM_WORDS)
+                     for n in names)
     if noun not in FILM_WORDS and not named_noun and not (names and noun in ("", "times")) and not set(words) & {"been"}:
         return None
     reading.used |= {a + k for k, w in enumerate(words) if w in FILM_WORDS}
