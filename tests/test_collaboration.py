@@ -19,7 +19,7 @@ from bot.understanding.mentions import IndexMentions, template_vocabulary
 from bot.understanding.names import NameFinder
 from bot.understanding.vocabulary import GENERIC, STOP
 
-from conftest import CAST, DIRECTOR, bundle_toml
+from conftest import CAST, DIRECTOR, SCREENWRITER, bundle_toml
 
 COMPOSER = {"property": "wdt:P86", "value_class": "person"}
 PHOTOGRAPHY = {"property": "wdt:P344", "value_class": "person"}
@@ -130,3 +130,40 @@ def test_two_names_written_as_one_compare_nobody(read):
     # "Fiona Vance" is nobody in the graph: read as Fiona Halloran's and Petra Vance's surnames it is no pair of people
     composition, _ = read("Who directed more films, Fiona Vance or Ngozi Okafor?")
     assert composition is None or composition.collaboration is None
+
+
+FAMILY_TTL = r'''
+@prefix wd: <http://www.wikidata.org/entity/> .
+@prefix wdt: <http://www.wikidata.org/prop/direct/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix t: <http://test.invalid/> .
+t:f1 wdt:P31 wd:Q11424 ; rdfs:label "North Window"@en ; wdt:P57 t:ana, t:luis ; wdt:P161 t:maria .
+t:f2 wdt:P31 wd:Q11424 ; rdfs:label "South Door"@en ; wdt:P57 t:ana ; wdt:P58 t:luis ; wdt:P161 t:jorge .
+t:f3 wdt:P31 wd:Q11424 ; rdfs:label "East Stair"@en ; wdt:P57 t:maria ; wdt:P161 t:jorge .
+t:ana wdt:P31 wd:Q5 ; rdfs:label "Ana Reyes"@en .
+t:luis wdt:P31 wd:Q5 ; rdfs:label "Luis Reyes"@en .
+t:maria wdt:P31 wd:Q5 ; rdfs:label "Maria Silva"@en .
+t:jorge wdt:P31 wd:Q5 ; rdfs:label "Jorge Silva"@en .
+'''
+
+
+@pytest.fixture(scope="module")
+def family_index(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("families")
+    (folder / "graph.ttl").write_text(FAMILY_TTL, encoding="utf-8")
+    (folder / "bundle.toml").write_text(bundle_toml("families", {"director": DIRECTOR, "screenwriter": SCREENWRITER, "cast_member": CAST}),
+                                        encoding="utf-8")
+    bundle = load_bundle(folder)
+    return build_label_index(MemoryGraph(FAMILY_TTL), bundle)
+
+
+def test_people_of_one_family_name_credited_together_twice_are_a_family(family_index):
+    members = {family_index.labels[i] for i in family_index.families["the reyes brothers"]}
+    assert members == {"Ana Reyes", "Luis Reyes"}
+    assert family_index.families["the reyeses"] == family_index.families["reyes siblings"]
+    assert "reyeses" not in family_index.families  # (a bare plural is as often a possessive without its apostrophe)
+    assert set(family_index.variants["the reyes sisters"]) == set(family_index.families["the reyes brothers"])
+
+
+def test_namesakes_who_share_fewer_than_two_films_are_no_family(family_index):
+    assert not any("silva" in name for name in family_index.families)

@@ -279,13 +279,17 @@ class ComposedAnswers:
         any_role = set(plan.partner_roles) == {n for n, r in relations.items() if r.value_class == Group.PERSON}
         sparql = [self._query("count", [theirs])]
         if not plan.partners:
+            # every partner with their count (a person's films have at most a few thousand people on them): all the ties are seen
             slots = {"$path": queries.relations_path(self.kg.bundle, plan.partner_roles), "$value_filter": queries.value_filter((), person.iris),
-                     "$limit": str(TIES)}
-            query, rows = self._top("most", [theirs], slots, "n")
+                     "$limit": str(ALL_MATCHES)}
+            query = self._query("most", [theirs], **slots)
+            rows = self.kg.graph.select(query)
             sparql.append(query)
             top = int(rows[0]["n"].value) if rows else 0
+            if len(rows) >= ALL_MATCHES and int(rows[-1]["n"].value) == top:
+                raise PlanError(f"more than {ALL_MATCHES} people tie on {person.label}'s films", "who worked with them the most")
             winners = sorted(((r["value"].value, self._label(r["value"].value)) for r in rows if int(r["n"].value) == top and r["value"].is_iri),
-                             key=lambda w: w[0])
+                             key=lambda w: w[0]) if top > 1 else []  # nobody on more than one film: nobody is "usual"
             facts: list[Fact] = []
             for iri, label in winners:
                 shared, _, query = best_matching_films(self.kg, [theirs, Constraint(plan.partner_roles, Op.IN, (iri,), label)], SHOWN)

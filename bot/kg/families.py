@@ -23,19 +23,21 @@ BATCH = 400  # people whose films one query fetches
 
 
 def family_names(surname: str) -> list[str]:
-    """How people say a family: 'coens', 'the coens', 'coen brothers', 'the coen brothers', ..."""
+    """How people say a family: 'the coens', 'coen brothers', 'the coen brothers', ... (not a bare 'nolans', which is
+    as often a possessive typed without its apostrophe: "nolans films" are Christopher Nolan's)."""
     plural = surname + ("es" if surname.endswith(("s", "x", "z", "ch", "sh")) else "s")
-    said = [plural, *(f"{surname} {word}" for word in FAMILY_WORDS)]
-    return said + [f"the {name}" for name in said]
+    said = [f"{surname} {word}" for word in FAMILY_WORDS]
+    return said + [f"the {name}" for name in (plural, *said)]
 
 
 def family_groups(graph, bundle: Bundle, iris: list[str], labels: list[str], groups: list[str]) -> dict[str, tuple[int, ...]]:
     """Each family's names -> its members' entity ids (by degree of connection, as namesakes are ranked elsewhere)."""
     by_surname: dict[str, list[int]] = defaultdict(list)
     for i, (label, group) in enumerate(zip(labels, groups)):
-        words = normalize(label).split()
-        if group == "person" and len(words) >= 2 and len(words[-1]) >= 3 and words[-1].isalpha():
-            by_surname[words[-1]].append(i)
+        written = label.split()
+        last = normalize(written[-1]) if len(written) >= 2 else ""  # the last word as written: "Kar-wai" is no "wai"
+        if group == "person" and len(last) >= 3 and last.isalpha():
+            by_surname[last].append(i)
     candidates = {surname: ids for surname, ids in by_surname.items() if len(ids) >= 2}
     people = sorted({i for ids in candidates.values() for i in ids})
     roles = tuple(name for name, rel in bundle.relations.items() if rel.value_class == "person")
