@@ -289,7 +289,7 @@ class ComposedAnswers:
             if len(rows) >= ALL_MATCHES and int(rows[-1]["n"].value) == top:
                 raise PlanError(f"more than {ALL_MATCHES} people tie on {person.label}'s films", "who worked with them the most")
             winners = sorted(((r["value"].value, self._label(r["value"].value)) for r in rows if int(r["n"].value) == top and r["value"].is_iri),
-                             key=lambda w: w[0]) if top > 1 else []  # nobody on more than one film: nobody is "usual"
+                             key=lambda w: w[0])
             facts: list[Fact] = []
             for iri, label in winners:
                 shared, _, query = best_matching_films(self.kg, [theirs, Constraint(plan.partner_roles, Op.IN, (iri,), label)], SHOWN)

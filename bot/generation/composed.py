@@ -307,18 +307,15 @@ def collaborators_sentence(c: CollaboratorsResult, facts: Facts, bundle: Bundle)
     films = _persons_films(c.person, c.roles, c.films, bundle)
     if not c.films:
         return f"My knowledge graph has no {films}."
-    who = "anyone" if c.any_role else f"any {join_or([bundle.relations[r].noun for r in c.partner_roles])}"
     if not c.count:
-        return f"My knowledge graph names no{who.removeprefix('any')} one else on the {c.films} {films}." if c.any_role else \
-            f"My knowledge graph names no{who.removeprefix('any')} for the {c.films} {films}."
-    if not c.winners:  # each one on a single film: nobody is the usual one
-        return f"My knowledge graph has nobody who is credited as {who.removeprefix('any ')} on more than one of the {c.films} {films}." \
-            if not c.any_role else f"My knowledge graph has nobody who worked on more than one of the {c.films} {films}."
+        who = "one else" if c.any_role else join_or([bundle.relations[r].noun for r in c.partner_roles])
+        return f"My knowledge graph names no {who} for the {c.films} {films}."
     several = len(c.winners) > 1
     part = _partner_part(c.partner_roles, c.any_role, bundle, several)
     if several:  # "X and Y each worked on", "X and Y are each credited as ..."
         part = part.replace("are ", "are each ") if part.startswith("are ") else f"each {part}"
-    return f"{join_labels(list(c.winners))} {part} {c.count} of the {c.films} {films} in my knowledge graph, more than anyone else."
+    ending = "more than anyone else" if not several else "and nobody on more"
+    return f"{join_labels(list(c.winners))} {part} {c.count} of the {c.films} {films} in my knowledge graph, {ending}."
 
 
 def collaboration_counts_sentence(c: CollaborationCountsResult, facts: Facts, bundle: Bundle) -> str:

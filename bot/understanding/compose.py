@@ -60,7 +60,7 @@ OSCAR_WORDS = word_class("oscar_words")
 COLLABORATION_WORDS = frozenset(construction_data("collaboration")["words"]["together"]) | frozenset(
     construction_data("collaboration")["words"]["usual"])  # "collaborated", "go-to", "usually"
 COMPOSITION_WORDS = frozenset(COMPARATIVES) | frozenset(SUPERLATIVES) | frozenset(ORDINALS) | MONEY_WORDS | AWARD_COUNT_WORDS | word_class("units") | frozenset(
-    "recent often times together both without excluding".split()) | COLLABORATION_WORDS
+    "recent often times together both without excluding".split())
 # "alongside X" leaves X out of a cast ("who starred alongside X in Heat") but is no exclusion of a film set ("films with X alongside Y")
 FILM_EXCLUDING = EXCLUDING - {"alongside"}
 

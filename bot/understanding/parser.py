@@ -35,7 +35,15 @@ from bot.kg.graph import KG
 from bot.understanding import compositions
 from bot.understanding.classifier import ChainClassifier, classifier_key
 from bot.understanding.clauses import ClauseSplitter
-from bot.understanding.compose import COMPOSITION_WORDS, OSCAR_WORDS, Composer, Composition, composed_understanding, excluding_words
+from bot.understanding.compose import (
+    COLLABORATION_WORDS,
+    COMPOSITION_WORDS,
+    OSCAR_WORDS,
+    Composer,
+    Composition,
+    composed_understanding,
+    excluding_words,
+)
 from bot.understanding.constructions import recommendation
 from bot.understanding.constructions.clause import Clause, Token, tokenise
 from bot.understanding.constructions.fact import Candidate, ChainReader
@@ -94,8 +102,9 @@ class Understander:
         self.lexicon = Lexicon.from_bundle(kg.bundle, frozenset(known))
         ordinary = ordinary_words(kg)
         self.speller = Speller(known | self.lexicon.words | COMPOSITION_WORDS, frozenset().union(*self.lexicon.cues.values()), ordinary)
-        # "older", "longest", "pls", "vs" are wording too (a misspelt title is looked for between them)
-        self.mentions = IndexMentions(kg.labels, self.vocabulary | COMPOSITION_WORDS | STOP | GENERIC, ordinary)
+        # "older", "longest", "pls", "vs" are wording too (a misspelt title is looked for between them); so are the words of
+        # a collaboration ("Who has Nolan collaborated with": no name "Nolan collaborated")
+        self.mentions = IndexMentions(kg.labels, self.vocabulary | COMPOSITION_WORDS | COLLABORATION_WORDS | STOP | GENERIC, ordinary)
         self.names = NameFinder(kg, self.lexicon, self.mentions, self.vocabulary, fuzzy_threshold)
         self.composer = Composer(kg, self.lexicon, self.vocabulary)
         self.chains = ChainReader(kg, classifier, self.lexicon, self.speller, self.names)

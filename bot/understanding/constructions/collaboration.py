@@ -118,6 +118,8 @@ def read(ctx: Composer, view: ComposedClause) -> Composition | None:
         partner_roles = tuple(sorted({r for k, owners in roles if k not in beside for r in owners}))
         if not partner_roles and not said & TOGETHER:
             return None
+        if not beside:  # "which actor appears most in Robert Wise films": the films he directed, not the one he acted in
+            mine = tuple(r for r in mine if r not in partner_roles) or mine
         plan = Collaboration(0, mine, partner_roles or tuple(ctx.person_relations))
         reading = Composition(entities=[person.entity], used=used | usual | beside | {k for k, _ in roles}, collaboration=plan)
         reading.relations |= set(mine) | set(partner_roles)
@@ -129,6 +131,8 @@ def read(ctx: Composer, view: ComposedClause) -> Composition | None:
     person = next(n for n in people if n is not first and n is not second)
     mine, beside = person_roles(ctx, person, roles)
     partner_roles = tuple(sorted({r for k, owners in roles if k not in beside for r in owners}))
+    if not beside:
+        mine = tuple(r for r in mine if r not in partner_roles) or mine
     plan = Collaboration(0, mine, partner_roles or tuple(ctx.person_relations), (1, 2), view.yes_no and than)
     more = {k for k, w in words if w in MORE | COMPARED}
     reading = Composition(entities=[person.entity, first.entity, second.entity], used=used | more | beside | {k for k, _ in roles},
