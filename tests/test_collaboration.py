@@ -114,6 +114,9 @@ def test_a_role_verb_compares_the_partners_in_that_role_only(read):
     "How many films did Ngozi Okafor direct?",  # a count of one person's films
     "Did Ngozi Okafor and Tunde Adeyemi work together?",  # whether they shared any film
     "Which Ngozi Okafor film has the most actors?",  # a film is asked for
+    "Which of Ngozi Okafor's films has the most actors?",
+    "Who is the lead actor of Ngozi Okafor's most recent film?",  # a superlative orders the films
+    "Who composed Ngozi Okafor's longest film?",
     "Who directed Grey Harbour?",
 ])
 def test_questions_of_other_shapes_are_no_collaboration(read, question):

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from bot.core.contracts import Collaboration
 from bot.core.terms import Form, Group
-from bot.understanding.compose import ComposedClause, Composer, Composition, Name
+from bot.understanding.compose import SUPERLATIVES, ComposedClause, Composer, Composition, Name
 from bot.understanding.constructions.base import Construction
-from bot.understanding.vocabulary import ANY_ROLE_WORDS, FILM_WORDS
+from bot.understanding.vocabulary import ANY_ROLE_WORDS, FILM_WORDS, STOP
 
 CONSTRUCTION = Construction(
     "collaboration", "who works with one person the most (in a role, or in any), or which of several people shares more of one person's films",
@@ -73,12 +73,35 @@ def person_roles(ctx: Composer, person: Name, roles: list[tuple[int, tuple[str, 
     return tuple(sorted(ctx.main_roles(person.entity, has))), set()
 
 
-def asks_for_film(view: ComposedClause) -> bool:
-    """'Which Nolan film has the most actors?': a film is asked for, not a person."""
-    words = view.cue_words
-    for n, word in enumerate(words[:-1]):
-        if word in WORDS["film_question"] and (words[n + 1] in FILM_WORDS or n + 2 < len(words) and words[n + 2] in FILM_WORDS and words[n + 1] not in ("of",)):
+def asks_for_film(view: ComposedClause, roles: list[tuple[int, tuple[str, ...]]]) -> bool:
+    """'Which Nolan film has the most actors?', 'Which of Spielberg's films has the most actors?': a film is asked for, not
+    a person (the film word comes before any role word after "which"/"what")."""
+    role_at = {k for k, _ in roles}
+    for k in view.positions:
+        if view.tokens[k][0] in WORDS["film_question"]:
+            for j in range(k + 1, view.end):
+                if j in role_at:
+                    return False
+                if view.tokens[j][0] in FILM_WORDS:
+                    return True
+            return False
+    return False
+
+
+def orders_films(view: ComposedClause, named: set[int]) -> bool:
+    """'the main actor of Nolan's most recent film', 'his longest film': a superlative other than "most" (or "most" before
+    an adjective) orders films; no collaboration is asked."""
+    toks = view.tokens
+    for k in view.positions:
+        word = toks[k][0]
+        if k in named:
+            continue
+        if word in SUPERLATIVES and word not in MORE:
             return True
+        if word == "most" and k + 1 < view.end and k + 1 not in named:
+            after = toks[k + 1][0]
+            if after.isalpha() and after not in STOP | FILM_WORDS | USUAL | TOGETHER and not view.titled & {k + 1}:
+                return True  # "most recent", "most famous"
     return False
 
 
@@ -102,12 +125,14 @@ def run_together(people: list[Name]) -> bool:
 def read(ctx: Composer, view: ComposedClause) -> Composition | None:
     names = view.names
     people = [n for n in names if n.entity.group == Group.PERSON]
-    if not people or len(people) != len(names) or asks_for_film(view) or run_together(people):
+    if not people or len(people) != len(names) or run_together(people):
         return None
     named = {k for n in names for k in n.tokens}
     words = [(k, view.tokens[k][0]) for k in view.positions if k not in named]
     said = {w for _, w in words}
     roles = role_words(ctx, view, named)
+    if asks_for_film(view, roles) or orders_films(view, named):
+        return None
     used = named | {k for k, w in words if w in TOGETHER | FILM_WORDS}
     if len(people) == 1:
         usual = usual_words(words)
