@@ -122,3 +122,9 @@ def test_the_newer_one_is_the_later_of_the_two_films_just_listed(resolve):
     assert resolve("who directed the older film", referents=listed).text == "who directed Heat"
     three = Referents(listed=listed.listed + (LinkedEntity("Casino", "http://test.invalid/casino", "Casino", 100.0, "film", year=1995),))
     assert not resolve("how long is the newer one?", referents=three).replaced  # of three, "the newer" picks none
+
+
+def test_he_is_not_the_person_his_own_message_names_but_the_other_one_of_the_last_turns(resolve):
+    # the last turn named Michael Mann and Al Pacino; a message that names Mann means Pacino by "he"
+    resolved = resolve("which Michael Mann film did he not act in?", Referents(person=MANN, he=MANN, people=(MANN, PACINO)))
+    assert resolved.text == "which Michael Mann film did Al Pacino not act in?"

@@ -219,6 +219,11 @@ def _from_conversation(points_at: str, referents: Referents, toks: list[Token], 
         entities = [referents.film] if referents.film is not None and not earlier_question else []
     elif points_at in ("he", "she", "person"):
         person = {"he": referents.he, "she": referents.she}.get(points_at, referents.person)
+        named = {i for s in names for i in s.ids}
+        if person is not None and labels.by_iri.get(person.iri) in named:
+            # "How many Spielberg films did John Williams score?" "Which Spielberg film didn't he score?": a pronoun is not
+            # the person its own message names; the other person of the last turns is
+            person = next((p for p in referents.people if p.iri != person.iri and labels.by_iri.get(p.iri) not in named), None)
         entities = [person] if person is not None and not earlier_question else []
     elif points_at == "they":
         together = TOGETHER & {t for t, _, _ in toks}
