@@ -139,3 +139,26 @@ def test_a_family_name_stands_for_its_members_wherever_a_person_does(agent, cred
         composers = {p for p, films in credits["composer"].items() if films & directed}
         reply = agent.answer(f"Who composed the music of the {surname}s' films?")
         assert {labels.label_of(p) for p in composers} == set(reply.answers), reply.text
+
+
+def test_a_familys_possessive_before_a_title_checks_whose_film_it_is(agent, credits):
+    labels = agent.kg.labels
+    families = sorted({members for members in labels.families.values()})
+    directed = {members: set().union(*(credits["director"].get(labels.iris[i], set()) for i in members)) for members in families}
+    directing = [m for m in families if directed[m]]
+    assert len(directing) >= 2
+    for members in directing:
+        surname = normalize(labels.labels[members[0]]).split()[-1].capitalize()
+        theirs = sorted(directed[members])[:3]
+        others = sorted(set().union(*(directed[m] for m in directing if m != members)) - directed[members])[:2]
+        for film in theirs:
+            title = labels.label_of(film)
+            if len(labels.lookup(normalize(title))) != 1:
+                continue  # (namesakes: the possessive would choose among them)
+            reply = agent.answer(f"When was the {surname} brothers' {title} released?")
+            assert reply.answers and "could not find" not in reply.text, reply.text
+        for film in others:
+            title = labels.label_of(film)
+            if len(labels.lookup(normalize(title))) == 1:
+                reply = agent.answer(f"When was the {surname}s' {title} released?")
+                assert not reply.answers and "could not find" in reply.text, reply.text  # a description the graph contradicts is said

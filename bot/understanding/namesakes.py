@@ -136,6 +136,10 @@ class NamesakeChoice:
         """The tokens of a person's name with "'s" right before a title ("Edward Berger's All Quiet ..."): whose film it is,
         a description (checked like any other) even where the tagger took it for part of the title."""
         k = span.tok_start - 1
+        if k >= a and {"'", "’"} & set(text[toks[k][2] : span.start]):  # a plural's "'" ("the Coens' Fargo")
+            for other in clause_spans:
+                if other.tok_end == k + 1 and self.names.link(text, other, Group.PERSON, []) is not None:
+                    return frozenset(range(other.tok_start, k + 1))
         if k <= a or toks[k][0] != "s" or not {"'", "’"} & set(text[toks[k - 1][2] : toks[k][1]]):
             return frozenset()
         for other in clause_spans:
