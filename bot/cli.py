@@ -199,10 +199,13 @@ def ask(
 ):
     """Answer one question.
 
-    Only what the answer uses is loaded, in this thread: the phrasing model when phrasing is on
-    (its primed state comes from the cache after the first time), the NER tagger only with --wait.
+    Only what the answer uses is loaded: the phrasing model when phrasing is on (read from its file while the KG and the
+    understanding load, its primed state from the cache after the first time), the NER tagger only with --wait.
     Nothing loads on after the answer, so the process ends when it is printed."""
-    agent = make_agent(settings_for(kg, no_llm=no_llm), background=False)
+    settings = settings_for(kg, no_llm=no_llm)
+    if settings.uses("phrasing"):
+        threading.Thread(target=preload_model, args=(settings,), name="phrasing model", daemon=True).start()
+    agent = make_agent(settings, background=False)
     needed = [name for name in agent.pending if wait or name == "phrasing"]
     if needed:
         hint = " (--no-llm answers without it)" if "phrasing" in needed else ""
@@ -216,6 +219,18 @@ def ask(
 
 
 LOADS = {"phrasing": "the phrasing model", "ner": "the NER tagger"}
+
+
+def preload_model(settings: Settings) -> None:
+    """Load the phrasing model (process-wide, bot.generation.phrasing.model.load_model) while the agent is built: llama.cpp
+    reads the file outside Python's lock, so the two overlap; the phrasing feature then finds it loaded. A model that
+    cannot load is left for the feature to report."""
+    try:
+        from bot.generation.phrasing.model import load_model
+
+        load_model(settings)
+    except Exception:  # noqa: BLE001 -- the feature's own load says why, in its words
+        return
 
 
 @contextmanager
