@@ -226,3 +226,21 @@ def test_a_chat_left_while_a_feature_still_loads_ends_without_waiting_for_it_and
     assert done.returncode == 0 and "Gus Van Sant" in done.stdout, done.stderr[-2000:]
     assert "terminate called" not in done.stderr and "Traceback" not in done.stderr
     assert not loaded.exists()  # the process ended while the load was still running, not after it
+
+
+def test_ask_reads_the_phrasing_model_beside_the_agent_only_when_phrasing_is_on(mini_bundle, cache_dir, monkeypatch):
+    """The model's file is read while the KG and the understanding load (and the phrasing feature finds it loaded);
+    --no-llm reads no model at all."""
+    from typer.testing import CliRunner
+
+    import bot.cli
+    from bot.cli import app
+
+    preloaded = []
+    monkeypatch.setattr(bot.cli, "preload_model", lambda settings: preloaded.append(settings.uses("phrasing")))
+    with_features(monkeypatch)
+    result = CliRunner().invoke(app, ["--cache-dir", str(cache_dir), "ask", "--no-llm", "--kg", str(mini_bundle), "Who directed Milk?"])
+    assert result.exit_code == 0 and "Gus Van Sant" in result.output and preloaded == []
+    result = CliRunner().invoke(app, ["--cache-dir", str(cache_dir), "ask", "--kg", str(mini_bundle), "Who directed Milk?"],
+                                env={"MOVIEBOT_FEATURES": "phrasing"})
+    assert result.exit_code == 0 and "Gus Van Sant" in result.output and preloaded == [True]
