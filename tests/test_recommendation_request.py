@@ -5,21 +5,11 @@ from __future__ import annotations
 
 import re
 
-from bot.core.contracts import Constraint
+from bot.core.contracts import Constraint, RecommendationRequest
 from bot.core.text import tokens
 from bot.dialogue.recommendations import PICK, RecommendationState, _replaced
 from bot.understanding.quantities import Quantity
-from bot.understanding.recommendation_request import (
-    TOO_LONG,
-    RecommendationRequest,
-    catalogue_keys,
-    cue_pattern,
-    flipped,
-    is_catalogue,
-    reaches,
-    requested_count,
-    segments,
-)
+from bot.understanding.recommendation_words import TOO_LONG, catalogue_keys, cue_pattern, flipped, is_catalogue, reaches, requested_count, segments
 
 CUES = re.compile(cue_pattern(), re.I)
 

@@ -27,7 +27,7 @@ from bot.core.kinds import Kind
 from bot.core.text import join_labels, normalize
 from bot.kg import queries
 from bot.kg.bundle import Bundle
-from bot.understanding.recommendation_request import is_catalogue
+from bot.understanding.recommendation_words import is_catalogue
 
 CANDIDATES = 200  # nearest films considered by MMR
 CONDITION_POOL = 5000  # the best-known films meeting a recommendation's conditions ("like Heat but from the 2000s") ranked by closeness

@@ -11,7 +11,7 @@ import re
 
 from bot.core.kinds import CUED_KINDS, Kind
 from bot.understanding.constructions.base import construction_data
-from bot.understanding.recommendation_request import cue_pattern as request_cues
+from bot.understanding.recommendation_words import cue_pattern as request_cues
 
 RECOMMEND = re.compile(
     r"\b(recommend\w*|suggest\w*|similar (to|films?|movies?)|(films?|movies?) like\b|something like|what (else )?should i (watch|see)|"
