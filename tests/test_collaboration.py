@@ -4,22 +4,12 @@ The answers on the demo KG are tests/test_collaboration_answers.py."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
-from test_readers import MemoryGraph
+from test_readers import MemoryGraph, composition_reader, written_bundle
 
-from bot.kg.bundle import load_bundle
 from bot.kg.labels import build_label_index
-from bot.understanding import compositions
-from bot.understanding.compose import COMPOSITION_WORDS, Composer
-from bot.understanding.constructions.clause import Clause, tokenise
-from bot.understanding.lexicon import Lexicon
-from bot.understanding.mentions import IndexMentions, template_vocabulary
-from bot.understanding.names import NameFinder
-from bot.understanding.vocabulary import GENERIC, STOP
 
-from conftest import CAST, DIRECTOR, SCREENWRITER, bundle_toml
+from conftest import CAST, DIRECTOR, SCREENWRITER
 
 COMPOSER = {"property": "wdt:P86", "value_class": "person"}
 PHOTOGRAPHY = {"property": "wdt:P344", "value_class": "person"}
@@ -47,25 +37,8 @@ t:halloran wdt:P31 wd:Q5 ; rdfs:label "Fiona Halloran"@en .
 
 @pytest.fixture(scope="module")
 def read(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("collaboration")
-    (folder / "graph.ttl").write_text(TTL, encoding="utf-8")
-    (folder / "bundle.toml").write_text(bundle_toml("collaboration", {
-        "director": DIRECTOR, "cast_member": CAST, "composer": COMPOSER, "director_of_photography": PHOTOGRAPHY}), encoding="utf-8")
-    bundle = load_bundle(folder)
-    graph = MemoryGraph(TTL)
-    kg = SimpleNamespace(bundle=bundle, graph=graph, labels=build_label_index(graph, bundle))
-    wording = template_vocabulary(bundle)
-    lexicon = Lexicon.from_bundle(bundle, wording)
-    names = NameFinder(kg, lexicon, IndexMentions(kg.labels, wording | COMPOSITION_WORDS | STOP | GENERIC), wording, 90.0)
-    composer = Composer(kg, lexicon, wording)
-
-    def reading(text: str):
-        toks = tokenise(text)
-        clause = Clause(text, toks, 0, len(toks), names.candidate_spans(text, toks))
-        composition, attempts = compositions.read(composer, clause, names.name_like)
-        return composition, [a.construction for a in attempts]
-
-    return reading
+    return composition_reader(tmp_path_factory.mktemp("collaboration"), TTL, "collaboration", {
+        "director": DIRECTOR, "cast_member": CAST, "composer": COMPOSER, "director_of_photography": PHOTOGRAPHY})
 
 
 @pytest.mark.parametrize("question", [
@@ -152,11 +125,8 @@ t:jorge wdt:P31 wd:Q5 ; rdfs:label "Jorge Silva"@en .
 
 @pytest.fixture(scope="module")
 def family_index(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("families")
-    (folder / "graph.ttl").write_text(FAMILY_TTL, encoding="utf-8")
-    (folder / "bundle.toml").write_text(bundle_toml("families", {"director": DIRECTOR, "screenwriter": SCREENWRITER, "cast_member": CAST}),
-                                        encoding="utf-8")
-    bundle = load_bundle(folder)
+    bundle = written_bundle(tmp_path_factory.mktemp("families"), FAMILY_TTL, "families", {"director": DIRECTOR, "screenwriter": SCREENWRITER,
+                                                                                        "cast_member": CAST})
     return build_label_index(MemoryGraph(FAMILY_TTL), bundle)
 
 

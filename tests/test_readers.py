@@ -61,14 +61,17 @@ class MemoryGraph(LocalGraph):
         return self.store
 
 
-@pytest.fixture(scope="module")
-def reader(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("readers")
-    (folder / "graph.ttl").write_text(TTL, encoding="utf-8")
-    (folder / "bundle.toml").write_text(bundle_toml("readers", {"director": DIRECTOR, "cast_member": CAST, "genre": GENRE,
-                                                                "publication_date": DATE, "duration": DURATION}), encoding="utf-8")
-    bundle = load_bundle(folder)
-    graph = MemoryGraph(TTL)
+def written_bundle(folder: Path, ttl: str, name: str, relations: dict[str, dict[str, str]]):
+    """The bundle of a test graph written into `folder` with the given relation tables."""
+    (folder / "graph.ttl").write_text(ttl, encoding="utf-8")
+    (folder / "bundle.toml").write_text(bundle_toml(name, relations), encoding="utf-8")
+    return load_bundle(folder)
+
+
+def composition_reader(folder: Path, ttl: str, name: str, relations: dict[str, dict[str, str]]):
+    """text -> (the composition the constructions read, the constructions tried), on a test graph without a built store."""
+    bundle = written_bundle(folder, ttl, name, relations)
+    graph = MemoryGraph(ttl)
     kg = SimpleNamespace(bundle=bundle, graph=graph, labels=build_label_index(graph, bundle))
     wording = template_vocabulary(bundle)  # what the chain classifier keeps as question wording
     lexicon = Lexicon.from_bundle(bundle, wording)
@@ -82,6 +85,12 @@ def reader(tmp_path_factory):
         return composition, [a.construction for a in attempts]
 
     return read
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory):
+    return composition_reader(tmp_path_factory.mktemp("readers"), TTL, "readers", {"director": DIRECTOR, "cast_member": CAST, "genre": GENRE,
+                                                                                   "publication_date": DATE, "duration": DURATION})
 
 
 def test_a_comparison_names_its_films_and_the_measure(reader):
