@@ -315,3 +315,11 @@ def test_a_bare_surname_is_the_best_known_person_of_that_name_unless_the_words_s
     chain would find); "films starring Nolan" asks for the actress, the one who stars."""
     assert "Christopher Nolan" in demo_agent.answer("what kind of films does Nolan make").text
     assert "Jeanette Nolan" in demo_agent.answer("films starring Nolan").text
+
+
+@pytest.mark.integration
+def test_the_noun_after_which_names_the_values_a_most_counts(demo_agent):
+    """"Which story was adapted the most" counts source works, not the actors or authors "play" and "adapted" could also
+    cue, nor the people who worked on those films most often."""
+    assert demo_agent.answer("what Shakespeare story got adapted into the most movies").answers == ["Macbeth"]
+    assert "source work of the most films" in demo_agent.answer("which book has been adapted most often").text

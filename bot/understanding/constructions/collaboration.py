@@ -13,6 +13,7 @@ from __future__ import annotations
 from bot.core.contracts import Collaboration
 from bot.core.terms import Form, Group
 from bot.understanding.compose import SUPERLATIVES, ComposedClause, Composer, Composition, Name
+from bot.understanding.constructions import superlative
 from bot.understanding.constructions.base import Construction
 from bot.understanding.vocabulary import ANY_ROLE_WORDS, FILM_WORDS, STOP
 
@@ -133,6 +134,8 @@ def read(ctx: Composer, view: ComposedClause) -> Composition | None:
     roles = role_words(ctx, view, named)
     if asks_for_film(view, roles) or orders_films(view, named):
         return None
+    if superlative.asked_values(ctx, view.tokens, view.start, view.end, named):
+        return None  # "which Shakespeare story was adapted the most": works are counted, not the people on the films
     used = named | {k for k, w in words if w in TOGETHER | FILM_WORDS}
     if len(people) == 1:
         usual = usual_words(words)

@@ -4,7 +4,7 @@ directed the most films?", "Which of those is the oldest?"."""
 from __future__ import annotations
 
 from bot.core.contracts import Aggregate
-from bot.core.terms import AggregateOp, Form, Measure
+from bot.core.terms import AggregateOp, Form, Group, Measure
 from bot.understanding.compose import (
     AWARD_COUNT_WORDS,
     MONEY_WORDS,
@@ -76,7 +76,7 @@ def read(ctx: Composer, view: ComposedClause) -> Composition | None:
             reading.used |= {k for k in range(a, b) if toks[k][0] in AWARD_COUNT_WORDS | {"most"}}
         else:
             named = {k for n in names for k in n.tokens}
-            relations, verb = ctx.clause_verb_relations(toks, a, b, named)
+            relations, verb = asked_values(ctx, toks, a, b, named) or ctx.clause_verb_relations(toks, a, b, named)
             counted = [k for k in range(a, b) if toks[k][0] in FILM_WORDS | WORDS["counted"]]
             if relations and (counted or "who" in words or "which" in words):
                 relation, op = relations[0], AggregateOp.MOST
@@ -101,3 +101,23 @@ def read(ctx: Composer, view: ComposedClause) -> Composition | None:
     reading.relations.add(relation)
     reading.used |= global_scope(text, toks, a, b)
     return reading
+
+
+def asked_values(ctx: Composer, toks, a: int, b: int, named: set[int]) -> tuple[tuple[str, ...], set[int]] | None:
+    """"Which play has been adapted the most", "which book was adapted most often": the noun after "which" names the
+    values counted -- works, not the people the words could also cue ("play" is an actor's verb too, "adapted" an
+    author's). The relation of things (not people) that the noun and another word of the clause both cue, if one."""
+    for k in range(a + 1, b):
+        before = k - 1
+        while before > a and before in named:  # "which Shakespeare play": a name may stand between
+            before -= 1
+        if toks[before][0] not in ("which", "what") or k in named:
+            continue
+        cued_by = [k] + [j for j in range(a, b) if j != k and j not in named]
+        owners = [r for r in ctx.lexicon.relations_of(toks[k][0])
+                  if (rel := ctx.bundle.relations.get(r)) is not None and rel.is_entity and rel.value_class != Group.PERSON
+                  and any(r in ctx.lexicon.relations_of(toks[j][0]) for j in cued_by[1:])]
+        if len(owners) == 1:
+            return (owners[0],), {k} | {j for j in cued_by[1:] if owners[0] in ctx.lexicon.relations_of(toks[j][0])}
+    return None
+
