@@ -173,3 +173,17 @@ def test_a_decade_said_bare_reads_with_its_article():
     year = (Condition(Op.YEAR_FROM, ("publication_date",), "1994", values=("1994",)),)
     assert describe_conditions(decade, bundle) == "from the 90s"
     assert describe_conditions(year, bundle) == "from 1994"
+
+
+def test_a_most_that_found_only_the_named_values_does_not_say_the_films_are_missing():
+    """"Which author besides Shakespeare ..." over films based on Shakespeare: the films exist, only no other author."""
+    from bot.core.contracts import Facts
+    from bot.core.kinds import Kind
+    from bot.core.results import MostResult
+    from bot.generation.composed import most_sentence
+
+    bundle = load_bundle(demo_kg())
+    named = MostResult((), "source_author", empty=True, left_out=("William Shakespeare",))
+    text = most_sentence(named, Facts(Kind.FACTUAL, "q"), bundle)
+    assert "has no films" not in text and "besides William Shakespeare" in text
+    assert most_sentence(MostResult((), "source_author", empty=True), Facts(Kind.FACTUAL, "q"), bundle).startswith("My knowledge graph has no films")

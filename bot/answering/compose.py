@@ -434,7 +434,8 @@ class ComposedAnswers:
             else:
                 query, rows = self._top("most", constraints, slots, "n")
             if not rows:
-                return self._facts(understanding, [], [], MostResult(conditions, aggregate.relation, empty=True), query)
+                left_out = tuple(self._label(v) for v in exclude)  # the values the question named: no answer, but the films may have them
+                return self._facts(understanding, [], [], MostResult(conditions, aggregate.relation, empty=True, left_out=left_out), query)
             top = int(rows[0]["n"].value)
             winners = sorted(((r["value"].value, self._label(r["value"].value)) for r in rows if int(r["n"].value) == top and r["value"].is_iri),
                              key=lambda w: w[0])

@@ -159,6 +159,7 @@ class MostResult(FilmSetResult):
     count: int = 0
     winners: tuple[str, ...] = ()
     empty: bool = False
+    left_out: tuple[str, ...] = ()  # the values the question named, not counted ("which author besides Shakespeare")
 
 
 @dataclass

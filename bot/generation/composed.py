@@ -235,6 +235,8 @@ def ordered_sentence(c: OrderedResult, facts: Facts, bundle: Bundle) -> str:
 def most_sentence(c: MostResult, facts: Facts, bundle: Bundle) -> str:
     relation = bundle.relations[c.relation]
     where = _where(c, bundle)
+    if c.empty and c.left_out:  # the films may exist: only the values the question named were found on them
+        return f"My knowledge graph names no {relation.noun} of the films{where} besides {join_labels(list(c.left_out))}."
     if c.empty:
         return f"My knowledge graph has no films{where}."
     winners = join_labels(list(c.winners))
