@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 from pyoxigraph import RdfFormat, Store
 
+from bot.core.contracts import Hop
 from bot.core.terms import AggregateOp, Check, Group, Op
 from bot.kg.bundle import load_bundle
 from bot.kg.labels import build_label_index
@@ -166,3 +167,11 @@ def test_a_plain_fact_question_is_no_composition(reader):
 def test_the_entities_of_a_reading_are_typed_by_group(reader):
     composition, _ = reader("How many crime films are there?")
     assert all(e.group == Group.GENRE for e in composition.entities)
+
+
+def test_an_ask_phrasing_of_common_words_evidences_its_relation_only_when_all_its_words_are_said(tmp_path):
+    rating = {"property": "wdt:P444", "kind": "text", "asks": "what do people think of {film}"}
+    lexicon = Lexicon.from_bundle(written_bundle(tmp_path, TTL, "opinions", {"director": DIRECTOR, "review_score": rating}))
+    chain = (Hop("review_score", True),)
+    assert not lexicon.explain(["what", "do", "people", "think", "of"], chain, False, set()).unevidenced
+    assert lexicon.explain(["what", "do", "people", "say"], chain, False, set()).unevidenced == ("review_score",)

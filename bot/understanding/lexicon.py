@@ -114,7 +114,10 @@ class Lexicon:
             # asks for films of any role, unless the relation's own cues name it ("works" of an author)
             explicit = {w for c in rel.cues if " " not in c for w in _phrasing_words(c)}
             cues[name] = frozenset(said - STOP - GENERIC - SHARE_CUES - (FILM_WORDS - explicit))
-            evidence[name] = tuple(frozenset(words(c)) for c in rel.cues if " " in c)
+            # a multi-word cue evidences its relation by all its words together ("behind the camera"); so does an ask
+            # phrasing made only of common words ("what do people think of {film}"), which no single word could
+            evidence[name] = tuple(frozenset(words(c)) for c in rel.cues if " " in c) + tuple(
+                frozenset(w) for a in rel.asks if (w := _phrasing_words(a)) and not w & cues[name])
         used = set().union(*cues.values()) if cues else set()
         unsupported = {w: what for w, what in UNSUPPORTED.items() if w not in used}
         phrases = {p: what for p, what in UNSUPPORTED_PHRASES.items() if not all(w in used for w in p)}
