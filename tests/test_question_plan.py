@@ -551,6 +551,12 @@ def test_a_word_several_relations_share_names_the_one_the_film_has(agent):
     assert reply.answers == ["David Lynch", "David Lynch"] and "written" in reply.text
 
 
+def test_a_word_several_relations_share_names_first_the_one_whose_own_cue_it_is(agent):
+    """Heat has a screenwriter and a composer: "wrote" alone is the screenwriter's ("who wrote the music" borrows it)."""
+    reply = agent.answer("Who wrote and directed Heat?")
+    assert reply.answers == ["Michael Mann", "Michael Mann"] and "written" in reply.text, reply.text
+
+
 def test_a_title_that_opens_the_evidence_after_yes_keeps_its_capital(agent):
     reply = agent.answer("Is The Godfather Part II longer than 3 hours?")
     assert reply.text.startswith("Yes — The Godfather Part II "), reply.text

@@ -22,6 +22,7 @@ from itertools import combinations
 from bot.core.contracts import Hop, LinkedEntity, chain_code, parse_chain
 from bot.core.terms import AnswerType, Group
 from bot.core.text import YEAR
+from bot.core.text import words as split_words
 from bot.kg.graph import KG
 from bot.understanding.classifier import ChainClassifier
 from bot.understanding.constructions.base import Construction
@@ -104,6 +105,9 @@ class ChainReader:
         # each relation's chain from a value to its films: scored for a person in every role the graph shows them in
         # ("Stephen King movies" are the films of his books, whatever the wording's likeliest role)
         self.role_columns = {name: column[code] for name in kg.bundle.relations if (code := chain_code((Hop(name, False),))) in column}
+        # the words each relation's bundle lists as its own cues: "wrote" is the screenwriter's, while the composer's
+        # phrasing "who wrote the music of {film}" only borrows it
+        self.own_cues = {name: frozenset(w for cue in rel.cues for w in split_words(cue)) for name, rel in kg.bundle.relations.items()}
         # the graph is read-only, so these answers never go stale
         self.topic_roles = lru_cache(maxsize=4096)(self._topic_roles)
 
@@ -318,8 +322,9 @@ class ChainReader:
                 if idx is not None and labels.has_role(idx, name, "s" if rel.direction == "forward" else "o")}
         named = []
         for word in content:
-            # a word several relations share ("wrote": the screenplay, the score, the novel) names first those the film has
-            for name in sorted(self.lexicon.relations_of(word), key=lambda name: (name not in held, name)):
+            # a word several relations share ("wrote": the screenplay, the score, the novel) names first those the film
+            # has, and among them the ones whose own cue it is
+            for name in sorted(self.lexicon.relations_of(word), key=lambda name: (name not in held, word not in self.own_cues[name], name)):
                 code = chain_code((Hop(name, True),))
                 if code in self.chain_start and self.chain_start[code] == Group.FILM and code not in named:
                     named.append(code)
