@@ -346,15 +346,34 @@ class ComposedAnswers:
         if missing:
             return self._facts(understanding, [], [], replace(base, missing=missing), query)
         pick = max if comparison.greater else min
-        best = pick(values[e.iri][0] for e in items)
-        winners = [e for e in items if values[e.iri][0] == best]
         facts = [Fact(e.iri, e.label, comparison.relation, values[e.iri][1], values[e.iri][1], "kg") for e in items]
+        shown = tuple(ShownValue(e.label, values[e.iri][1]) for e in items)
+        compared = {e.iri: values[e.iri][0] for e in items}
+        coarse = self._coarse_dates(items, compared, comparison.relation)
+        if coarse is not None:
+            compared = {iri: str(value)[: len(coarse[0])] for iri, value in compared.items()}
+        best = pick(compared[e.iri] for e in items)
+        winners = [e for e in items if compared[e.iri] == best]
+        if coarse is not None and len(winners) > 1:
+            # "2001" against "18 May 2001": the same year says nothing about which came first
+            precision = {4: "year", 7: "month"}.get(len(coarse[0]), "day")
+            return self._facts(understanding, [], facts, replace(base, values=shown, undecided=coarse[1], precision=precision), query)
         holds = len(winners) == 1 and winners[0].iri == items[0].iri
-        result = replace(base, values=tuple(ShownValue(e.label, values[e.iri][1]) for e in items), winners=tuple(w.label for w in winners),
-                         holds=holds, tie=len(winners) > 1)
+        result = replace(base, values=shown, winners=tuple(w.label for w in winners), holds=holds, tie=len(winners) > 1)
         if comparison.asked:
             return self._facts(understanding, [Answer("yes" if holds else "no")], facts, result, query)
         return self._facts(understanding, [Answer(w.label, w.iri) for w in winners], facts, result, query)
+
+    def _coarse_dates(self, items: list[LinkedEntity], compared: dict[str, float | str], relation: str) -> tuple[str, tuple[str, ...]] | None:
+        """(the coarsest date of the items, the items known only that coarsely) when their dates differ in precision
+        (a year, a month, a day), so they are compared at the precision all of them have; None otherwise."""
+        if self.kg.bundle.relations[relation].kind not in ("date", "year"):
+            return None
+        dates = {e.iri: str(compared[e.iri])[:10] for e in items}
+        coarsest = min(dates.values(), key=len)
+        if all(len(d) == len(coarsest) for d in dates.values()):
+            return None
+        return coarsest, tuple(e.label for e in items if len(dates[e.iri]) == len(coarsest))
 
     # --- what entities have in common ----------------------------------------------------
 

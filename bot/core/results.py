@@ -84,6 +84,8 @@ class ComparisonResult(Result):
     winners: tuple[str, ...] = ()
     holds: bool = False  # yes/no form: the first item wins alone
     tie: bool = False
+    undecided: tuple[str, ...] = ()  # items whose dates the graph has too coarsely to tell which is first
+    precision: str = ""  # how finely the graph dates the undecided items: "year", "month"
 
 
 @dataclass(frozen=True)

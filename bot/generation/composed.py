@@ -182,6 +182,8 @@ def comparison_sentence(c: ComparisonResult, facts: Facts, bundle: Bundle) -> st
     else:
         evidence = f"({'; '.join(parts)})"
         word = COMPARATIVE_WORDS.get((measure(relation), c.greater), "ahead")
+    if c.undecided:
+        return f"I cannot tell: my knowledge graph dates {join_labels(list(c.undecided))} only to the {c.precision} {evidence}."
     if c.tie:
         lead = f"They are level {evidence}."
         return f"No — {lead}" if c.asked else lead
