@@ -49,3 +49,16 @@ def test_a_person_is_summarised_by_their_roles(reader):
 
 def test_a_genre_gets_no_overview(reader):
     assert read(reader, "tell me about horror", "horror", "genre") is None
+
+
+
+def first_clause(text: str, name: str, length: int) -> tuple[Clause, LinkedEntity]:
+    """The first `length` words of `text` as a clause of the whole message, and the film `name` in it."""
+    start = text.index(name)
+    clause = Clause(text, Clause.of(text).tokens, 0, length)
+    return clause, LinkedEntity(name, "http://test.invalid/Heat", name, 100.0, "film", start, start + len(name))
+
+
+def test_only_a_question_mark_of_its_own_clause_asks_for_the_film(reader):
+    assert reader.read(*first_clause("Heat. who directed it?", "Heat", 1)) is None  # the mark is the next clause's
+    assert reader.read(*first_clause("Heat? who directed it?", "Heat", 1)) is not None

@@ -854,3 +854,13 @@ def test_a_person_said_as_the_guy_who_did_something_is_the_one_who_did_it(agent)
     assert set(agent.answer("what else did the guy who directed Eraserhead make?").answers) == {"The Elephant Man", "Dune", "Blue Velvet"}
     assert agent.answer("the man who directed Eraserhead").answers == ["David Lynch"]
     assert agent.answer("eraserhead director").answers == ["David Lynch"]
+
+
+def test_a_story_that_names_a_film_gives_the_next_question_its_topic_and_asks_nothing_itself(agent):
+    reply = agent.answer("My sister loved Heat. Who directed it?")
+    assert reply.answers == ["Michael Mann"] and "not sure" not in reply.text and "1995" not in reply.text, reply.text
+
+
+def test_a_recommendation_the_story_tells_of_asks_for_none(agent):
+    reply = agent.answer("My friend recommended Heat. Who directed it?")
+    assert reply.kind is Kind.FACTUAL and reply.answers == ["Michael Mann"], reply.text

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import re
 
+from bot.core.contracts import LinkedEntity
+from bot.core.text import YEAR
 from bot.kg.graph import KG
 from bot.understanding.constructions.clause import Token
 from bot.understanding.mentions import Span
 from bot.understanding.names import NameFinder
-from bot.understanding.vocabulary import EXCLUDING, FILM_WORDS, QUESTION_START, word_set
+from bot.understanding.reader import context_of
+from bot.understanding.vocabulary import EXCLUDING, FILM_WORDS, QUESTION_START, QUESTION_WORDS, word_set
 
 # words around a name that does not ask anything yet ("The movie Inside, ...", "Apart from Miko Hughes, ...")
 TOPIC_WORDS = frozenset({"the", "a", "an", "about", "so", "ok", "okay", "now", "vs", "versus", "and", "or", "between"}
@@ -88,3 +91,17 @@ class ClauseSplitter:
             if a <= s.tok_start and s.tok_end <= b and s.fuzzy_score >= 90 and self.names.name_like(toks, s):
                 named.update(range(s.tok_start, s.tok_end))
         return bool(named) and all(k in named or toks[k][0] in FILM_WORDS or toks[k][0] in TOPIC_WORDS for k in range(a, b))
+
+    def story_topic(self, text: str, toks: list[Token], spans: list[Span], a: int, b: int) -> LinkedEntity | None:
+        """What tokens a..b name when they are a statement that asks nothing ("I watched Heat last night", "my sister loved
+        Heat."): no question word or mark, and no word that names a relation outside the story's words. Before another
+        question of the message, such a clause gives that question its topic; None for any other clause."""
+        context = context_of(toks)
+        clause_end = toks[b].start if b < len(toks) else len(text)
+        if toks[a].text in QUESTION_START or any(toks[k].text in QUESTION_WORDS for k in range(a, b)) or "?" in text[toks[b - 1].end : clause_end]:
+            return None
+        inside = [s for s in spans if a <= s.tok_start and s.tok_end <= b and s.fuzzy_score >= 90 and self.names.name_like(toks, s)]
+        named = {k for s in inside for k in range(s.tok_start, s.tok_end)}
+        if any(self.names.lexicon.is_cue(toks[k].text) for k in range(a, b) if k not in named | context):
+            return None
+        return self.names.topic_only(text, toks, inside, [int(y) for y in YEAR.findall(text[toks[a].start : toks[b - 1].end])])

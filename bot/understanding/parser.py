@@ -172,6 +172,10 @@ class Understander:
             return Understanding(text, Kind.FACTUAL, entities=[entity], missing=missing)
         masked = self.names.mask_names(text, toks, spans)
         kind, _ = question_kind(masked)
+        if kind is Kind.RECOMMENDATION and reading.context:
+            # "my friend recommended Heat, who directed it?": a recommendation the story tells of asks for none
+            masked = self.names.mask_names(reading.asking(text, toks), toks, spans)
+            kind, _ = question_kind(masked)
         if kind is Kind.FACTUAL:  # no cue as written: maybe a misspelt one ("recommendatoins", "any fils like X")
             kind, _ = question_kind(" ".join(self.speller(w) for w in masked.split()))
         if kind is Kind.FACTUAL and asks_to_see_someone(self.kg, self.lexicon, text, toks, spans):
@@ -213,6 +217,9 @@ class Understander:
                 if reading.topic_only.group == Group.FILM:
                     last_thing = len(entities) - 1
                 continue
+            told = self.clauses.story_topic(text, toks, spans, a, b) if reading.unclear or reading.not_found else None
+            if told is not None and (a, b) != (asking or clauses)[-1]:
+                reading = ClauseReading(topic_only=told)  # "I watched Heat last night. who directed it?": the question's topic
             if reading.topic_only is unsaid:
                 reading.topic_only = None  # a topic left unsaid is not said by failing to read the clause about it
             if reading.topic_only is not None and not reading.asks and not reading.composition and not reading.not_found:

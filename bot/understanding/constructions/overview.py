@@ -65,7 +65,9 @@ class OverviewReader:
         name = clause.at(entity.start, entity.end)
         if not name or name.start < clause.start or name.stop > clause.end:
             return None
-        marked = "?" in clause.text[clause.tokens[name.stop - 1].end :]
+        # a question mark of this clause (up to the next clause's first word): "I saw Heat. who directed it?" asks nothing of Heat
+        clause_end = clause.tokens[clause.end].start if clause.end < len(clause.tokens) else len(clause.text)
+        marked = "?" in clause.text[clause.tokens[name.stop - 1].end : clause_end]
         if not marked and not any(clause.tokens[k].text in ASKING for k in clause.positions if k not in name):
             return None  # a name not asked about ("Heat", "the movie Inside, when was it released?"; "Heat?" is asked)
         words = clause.words
