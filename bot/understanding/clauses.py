@@ -7,9 +7,11 @@ from __future__ import annotations
 import re
 
 from bot.core.contracts import LinkedEntity
+from bot.core.kinds import Kind
 from bot.core.text import YEAR
 from bot.kg.graph import KG
 from bot.understanding.constructions.clause import Token
+from bot.understanding.cues import question_kind
 from bot.understanding.mentions import Span
 from bot.understanding.names import NameFinder
 from bot.understanding.reader import context_of
@@ -91,6 +93,21 @@ class ClauseSplitter:
             if a <= s.tok_start and s.tok_end <= b and s.fuzzy_score >= 90 and self.names.name_like(toks, s):
                 named.update(range(s.tok_start, s.tok_end))
         return bool(named) and all(k in named or toks[k][0] in FILM_WORDS or toks[k][0] in TOPIC_WORDS for k in range(a, b))
+
+    def asks_besides_its_story(self, text: str, toks: list[Token], spans: list[Span]) -> bool:
+        """Whether the message, its story's words aside, may ask a question ("my friend recommended Heat, who directed it?":
+        a question word outside the names) and gives no recommendation cue."""
+        context = context_of(toks)
+        if not context:
+            return False
+        named = {k for s in spans if s.fuzzy_score >= 90 and self.names.name_like(toks, s) for k in range(s.tok_start, s.tok_end)}
+        words = [toks[k].text for k in range(len(toks)) if k not in context and k not in named]
+        if not set(words) & QUESTION_WORDS:
+            return False
+        told = text
+        for k in context:  # the story blanked out, every other word where it was
+            told = told[: toks[k].start] + " " * (toks[k].end - toks[k].start) + told[toks[k].end :]
+        return question_kind(self.names.mask_names(told, toks, spans))[0] is not Kind.RECOMMENDATION
 
     def story_topic(self, text: str, toks: list[Token], spans: list[Span], a: int, b: int) -> LinkedEntity | None:
         """What tokens a..b name when they are a statement that asks nothing ("I watched Heat last night", "my sister loved

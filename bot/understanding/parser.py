@@ -172,16 +172,14 @@ class Understander:
             return Understanding(text, Kind.FACTUAL, entities=[entity], missing=missing)
         masked = self.names.mask_names(text, toks, spans)
         kind, _ = question_kind(masked)
-        if kind is Kind.RECOMMENDATION and reading.context:
-            # "my friend recommended Heat, who directed it?": a recommendation the story tells of asks for none
-            masked = self.names.mask_names(reading.asking(text, toks), toks, spans)
-            kind, _ = question_kind(masked)
         if kind is Kind.FACTUAL:  # no cue as written: maybe a misspelt one ("recommendatoins", "any fils like X")
             kind, _ = question_kind(" ".join(self.speller(w) for w in masked.split()))
         if kind is Kind.FACTUAL and asks_to_see_someone(self.kg, self.lexicon, text, toks, spans):
             kind = Kind.MULTIMEDIA
-        if kind is Kind.RECOMMENDATION:  # the request reader of bot.understanding.recommendation_request
-            return self.recommendations.understand(text, self.spelled(toks), spans)
+        # a recommendation a story tells of beside a question ("my friend recommended Heat, who directed it?") asks for none
+        request = (text, self.spelled(toks), spans) if kind is Kind.RECOMMENDATION else None
+        if request and not self.clauses.asks_besides_its_story(text, toks, spans):
+            return self.recommendations.understand(*request)  # the request reader of bot.understanding.recommendation_request
         # (a recommendation reads its pronouns with the conversation's recommendations: bot.dialogue.recommendations)
         resolved = resolve_referents(text, toks, spans, referents, self.kg.labels, self.names.name_like,
                                      lambda: self._asking(text, toks, spans))
@@ -190,9 +188,10 @@ class Understander:
             reading_message(toks, self.reader.read(text, toks))
             if trace is not None:
                 trace["referents"] = [f"{said} = {meant}" for said, meant in resolved.replaced]
-        if kind is not Kind.FACTUAL:
-            return Understanding(text, kind, entities=self.names.all_entities(text, toks, spans), confidence=1.0)
-        return self.plan(text, toks, spans, trace, resolved.unsaid)
+        if kind is Kind.FACTUAL or request:  # (beside a story's recommendation: the question, unless none is read)
+            planned = self.plan(text, toks, spans, trace, resolved.unsaid)
+            return planned if not request or planned.asks or planned.compositional else self.recommendations.understand(*request)
+        return Understanding(text, kind, entities=self.names.all_entities(text, toks, spans), confidence=1.0)
 
     def plan(self, text: str, toks: list[Token], spans: list[Span], trace: dict | None = None,
              unsaid: LinkedEntity | None = None) -> Understanding:

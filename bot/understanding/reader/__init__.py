@@ -40,12 +40,6 @@ class Reading:
     description: frozenset[int] = frozenset()
     named: frozenset[int] = frozenset()  # the words the tagger is sure are part of a name
 
-    def asking(self, text: str, toks: list[Token]) -> str:
-        """`text` with its context words blanked out (the offsets of every other word kept)."""
-        for k in self.context:
-            text = text[: toks[k][1]] + " " * (toks[k][2] - toks[k][1]) + text[toks[k][2] :]
-        return text
-
     def to_trace(self, toks: list[Token]) -> list[list[str]]:
         if self.tagged is None:
             return []
