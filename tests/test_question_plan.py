@@ -864,3 +864,9 @@ def test_a_story_that_names_a_film_gives_the_next_question_its_topic_and_asks_no
 def test_a_recommendation_the_story_tells_of_asks_for_none(agent):
     reply = agent.answer("My friend recommended Heat. Who directed it?")
     assert reply.kind is Kind.FACTUAL and reply.answers == ["Michael Mann"], reply.text
+
+
+def test_an_alternative_that_names_nothing_leaves_a_yes_no_question(agent):
+    for said in ("Did David Lynch direct Eraserhead, or was it someone else?", "did michael mann direct eraserhead or someone else"):
+        reply = agent.answer(said)
+        assert reply.answers == (["yes"] if "Lynch" in said else ["no"]) and "David Lynch" in reply.text, (said, reply.text)

@@ -53,6 +53,14 @@ def generator(mini_bundle) -> Generator:
     return Generator(load_bundle(mini_bundle), facts(), seed=3)
 
 
+def test_list_markers_end_the_questions_they_number_and_a_year_in_brackets_stays():
+    read = respell("1) who directed juno 2) when was it released")
+    assert read.text == "; who directed juno ; when was it released" and ("2)", ";") in read.changes
+    assert respell("Q1: who directed Heat? Q2: its runtime").text == "; who directed Heat? ; its runtime"
+    assert respell("Heat (1995) who directed it").text == "Heat (1995) who directed it"
+    assert respell("who directed Ocean's 11? and Ocean's 12?").text == "who directed Ocean's 11? and Ocean's 12?"
+
+
 def test_chat_spelling_is_read_as_the_words_it_stands_for():
     read = respell("whos in heat n who did the music + how long is it, pls")
     assert read.text == "who's in heat and who did the music and how long is it, please"

@@ -36,6 +36,19 @@ def confirmation_tag(view: ComposedClause) -> set[int]:
     return set()
 
 
+def open_alternative(view: ComposedClause) -> set[int]:
+    """The tokens of a last alternative that names nothing ("..., or was it someone else?", "... or not?"): the question
+    stays a yes/no one, and its "no" says who or what it was."""
+    toks, a, b = view.tokens, view.start, view.end
+    at = next((k for k in range(b - 1, a, -1) if toks[k][0] == "or"), None)
+    if at is None or at == b - 1:
+        return set()
+    after = [toks[k][0] for k in range(at + 1, b)]
+    if not set(after) <= WORDS["open_alternative"] or not set(after) & WORDS["open_alternative_needs"]:
+        return set()
+    return set(range(at, b))
+
+
 def read(ctx: Composer, view: ComposedClause) -> Composition | None:
     """A check of one film's value, else whether any film meets the conditions two or more people set."""
     return read_check(ctx, view) or read_any_film(ctx, view)
@@ -48,7 +61,7 @@ def read_check(ctx: Composer, view: ComposedClause) -> Composition | None:
     if len(films) != 1:
         return None
     film = films[0]
-    tag = confirmation_tag(view) if not view.yes_no else set()
+    tag = (confirmation_tag(view) if not view.yes_no else set()) | open_alternative(view)
     if tag and len(others) > 1:
         return None  # "Throne of Blood is Kurosawa's King Lear, right?": a statement about more than one value is no one check
     reading = Composition(entities=[film.entity], used=set(film.tokens) | tag)

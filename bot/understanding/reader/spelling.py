@@ -3,7 +3,8 @@ the music".
 
 People who type on phones or in a hurry write "u", "w", "abt", "smth", "whos", "r", "+"; the rest of the reader knows
 the words they stand for. The table is data (spelling.toml): plain replacements, replacements guarded by the
-neighbouring words ("rated r" keeps its letter, "dir by" is "directed by"), and marks read as words. A token is
+neighbouring words ("rated r" keeps its letter, "dir by" is "directed by"), marks read as words, and list markers
+("1) ... 2) ...") read as the ends of questions. A token is
 replaced only where it was typed in lower case (or capitalised at the start of a sentence: "Whos ..."), and never
 inside a name the caller protects (the exact KG labels of the message: the film "Her" or "Us" stays a title).
 Every replacement is kept, so the reply trace shows what was read.
@@ -47,6 +48,7 @@ class SpellingTable:
     words: dict[str, str]
     guarded: dict[str, tuple[Guarded, ...]]
     marks: dict[str, str]
+    list_markers: tuple[re.Pattern, ...] = ()
 
     @classmethod
     def read(cls, path: Path = TABLE) -> SpellingTable:
@@ -56,7 +58,8 @@ class SpellingTable:
                                                     ("only_before", "only_after", "not_before", "not_after")))
                               for rule in rules)
                    for key, rules in data.get("guarded", {}).items()}
-        return cls(dict(data.get("words", {})), guarded, dict(data.get("marks", {})))
+        markers = tuple(re.compile(p) for p in data.get("lists", {}).get("markers", ()))
+        return cls(dict(data.get("words", {})), guarded, dict(data.get("marks", {})), markers)
 
     def replacement(self, word: str, before: str, after: str) -> str | None:
         """What the lower-case token `word` stands for between `before` and `after`, or None."""
@@ -109,4 +112,8 @@ def respell(text: str, protected: list[tuple[int, int]] = (), table: SpellingTab
         if pattern.search(out):
             out = pattern.sub(f" {word} ", out)
             changes.append((mark, word))
+    for marker in table.list_markers:
+        for typed in marker.findall(out):
+            changes.append((typed.strip(), ";"))
+        out = marker.sub(";", out)
     return Respelling(out, tuple(changes))
