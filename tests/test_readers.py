@@ -159,6 +159,12 @@ def test_which_of_those_points_at_the_conversations_films(reader):
     assert [c.op for c in composition.constraints] == [Op.EARLIER] and composition.aggregate.op is AggregateOp.MAX
 
 
+@pytest.mark.parametrize("said", ["only the ones after 1980", "just those after 1980", "the ones after 1980?"])
+def test_a_clause_that_narrows_the_list_filters_the_conversations_films(reader, said):
+    composition, _ = reader(said)
+    assert composition is not None and [c.op for c in composition.constraints] == [Op.EARLIER, Op.YEAR_FROM], said
+
+
 def test_a_plain_fact_question_is_no_composition(reader):
     composition, _ = reader("Who directed Heat?")
     assert composition is None

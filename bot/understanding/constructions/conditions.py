@@ -116,7 +116,18 @@ def set_reference(toks, a: int, b: int, names: list[Name]) -> set[int]:
             found |= {k - 1, k}
         elif word in ("one", "ones") and before in SUPERLATIVES and not names:
             found.add(k)  # "when was the first one released", "the longest ones": of the films just listed
-    return found
+    return found | narrowing_the_list(toks, a, b, names)
+
+
+def narrowing_the_list(toks, a: int, b: int, names: list[Name]) -> set[int]:
+    """The opening tokens of a clause that narrows the films the conversation listed: "only the ones after 2005", "just
+    those from the 90s", "the ones with Pacino" (a condition follows; the clause names no film)."""
+    if any(n.entity.group == Group.FILM for n in names):
+        return set()
+    for k in range(a, min(b - 1, a + 3)):
+        if toks[k][0] == "ones" or toks[k][0] in SET_WORDS:
+            return set(range(a, k + 1)) if all(toks[j][0] in WORDS["narrowing"] for j in range(a, k)) else set()
+    return set()
 
 
 # "anything more recent, after 2010?": a comparative that only says again which way a year condition goes
@@ -144,7 +155,8 @@ def read(ctx: Composer, view: ComposedClause) -> Composition | None:
     # "Palme d'Or winners": the films that won it
     winners = {k for k in range(a, b) if toks[k][0] in WORDS["winners"] and any(n.entity.group == Group.AWARD for n in values)}
     asks_films = (bool(set(words) & FILM_WORDS) or any(ctx.is_genre_word(w) for w in words)
-                  or words[:1] in (["which"], ["any"], ["anything"], ["ones"], ["what"]) or bool(winners))
+                  or words[:1] in (["which"], ["any"], ["anything"], ["ones"], ["what"]) or bool(winners)
+                  or bool(narrowing_the_list(toks, a, b, names)))
     material = (bool(quants) or bool(values) or len(people) >= 2 or bool(ctx.country_adjectives(toks, a, b, set()))
                 or bool(set_reference(toks, a, b, names)) or len(people) == 1 and bool(ctx.several_roles(toks, a, b, names)))
     if not asks_films or not material:
