@@ -345,7 +345,9 @@ class Agent:
             composed = resolved if isinstance(resolved, Facts) else self.composed.answer(resolved)
             if not understanding.also:
                 return composed
-            parts = [composed, *(self._factual(other, conversation) for other in understanding.also)]
+            # "... and who composed its music?": an ask of the composition's answer takes it as its topic
+            parts = [composed, *(self._after(other, 0, composed) if other.asks and other.asks[0].of_composition
+                                 else self._factual(other, conversation) for other in understanding.also)]
             combined = Facts(Kind.FACTUAL, understanding.text, [a for p in parts for a in p.answers], [f for p in parts for f in p.facts],
                              understanding.entities, understanding.chain, parts=parts)
             combined.extra["sparql"] = [p.extra.get("sparql", "") for p in parts]

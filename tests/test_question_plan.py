@@ -760,8 +760,15 @@ def test_a_value_said_with_not_is_a_condition_the_films_fail(agent):
 def test_a_question_beside_a_composition_is_answered_or_said_not_dropped(agent):
     reply = agent.answer("how many awards did Heat win and who directed it")
     assert "Michael Mann" in reply.answers and "1" in reply.answers, reply.text
-    reply = agent.answer("which of David Lynch's films is the longest and who composed its music?")
-    assert reply.answers[:1] == ["Dune"] and 'not sure what "who composed its music" asks' in reply.text, reply.text
+    reply = agent.answer("how many films did David Lynch direct and who composed its music?")
+    assert reply.answers[:1] == ["4"] and 'not sure what "who composed its music" asks' in reply.text, reply.text
+
+
+def test_a_pronoun_after_a_composition_stands_for_its_answer(agent):
+    reply = agent.answer("which of David Lynch's films is the longest and who directed it?")
+    assert reply.answers == ["Dune", "David Lynch"], reply.text
+    reply = agent.answer("which is longer, Heat or Ronin, and who composed its music?")
+    assert reply.answers == ["Heat", "Elliot Goldenthal"], reply.text
 
 
 def test_which_of_them_was_also_in_a_film_after_a_cast_is_the_cast_both_share(chat):

@@ -90,6 +90,8 @@ class Ask:
     others: bool = False  # "what else", "which other": the films the message or conversation named are left out
     families: tuple[str, ...] = ()  # only these values answer it ("which Oscars": the Academy Awards among the awards)
     excluded: tuple[str, ...] = ()  # values left out of the answers ("apart from X", "besides X", "alongside X")
+    # the topic is the answer of the message's composition ("which of Nolan's films is the longest and who scored it?")
+    of_composition: bool = False
 
 
 @dataclass(frozen=True)

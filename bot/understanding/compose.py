@@ -36,7 +36,7 @@ from bot.core.contracts import (
     Verification,
 )
 from bot.core.kinds import Kind
-from bot.core.terms import Group, Op
+from bot.core.terms import AggregateOp, Group, Op
 from bot.core.text import contracted_not
 from bot.kg import queries
 from bot.understanding.constructions.base import construction_data
@@ -102,6 +102,18 @@ class Composition:
     used: set[int] = field(default_factory=set)  # tokens the reading accounts for
     relations: set[str] = field(default_factory=set)  # relations whose cues the question may use
     not_found: str = ""  # a name the question compares or checks that the graph does not have
+
+    @property
+    def answer_group(self) -> str | None:
+        """What the composition answers with that a later pronoun may stand for ("which of Nolan's films is the longest,
+        and who scored it?"): films for a list, a superlative or a comparison of films; None for a count, a check, a
+        summary or values."""
+        if self.verification or self.overview or self.collaboration or self.shared:
+            return None
+        if self.comparison is not None:
+            films = all(self.entities[i].group == Group.FILM for i in self.comparison.entities)
+            return Group.FILM if films and not self.comparison.asked else None
+        return Group.FILM if self.aggregate is None or self.aggregate.op in (AggregateOp.MAX, AggregateOp.MIN) else None
 
 
 @dataclass

@@ -207,7 +207,7 @@ class Understander:
         for a, b in asking or clauses:  # "hey, ...", "... thank you", "(just curious)" ask nothing
             clause_text = text[toks[a][1] : toks[b - 1][2]]
             reading = self.read_clause(Clause(text, toks, a, b, spans), context=entities[last_thing] if last_thing is not None else unsaid,
-                                       earlier_answer=bool(asks), trace=trace)
+                                       earlier_answer=Group.PERSON if asks else composition and composition.answer_group, trace=trace)
             if reading.topic_only is not None and asks and not reading.asks and self.clauses.only_a_topic(toks, spans, a, b) \
                     and reading.topic_only.group == entities[asks[-1].topic].group and asks[-1].after is None:
                 # "who made Top Gun: Maverick? and Harry Potter and the Philosopher's Stone?": the same question again
@@ -236,8 +236,9 @@ class Understander:
                 if topic is None:  # a pronoun
                     if reading.referent == "thing" and last_thing is not None:
                         asks.append(Ask(chain, last_thing, None, clause_text, probability, reading.others, families(chain), reading.excluded))
-                    else:
-                        asks.append(Ask(chain, 0, len(asks) - 1, clause_text, probability, reading.others, families(chain), reading.excluded))
+                    else:  # the answer of the ask before, or of the composition before it
+                        asks.append(Ask(chain, 0, len(asks) - 1 if asks else None, clause_text, probability, reading.others, families(chain),
+                                        reading.excluded, of_composition=not asks and composition is not None))
                     continue
                 entities.append(topic)
                 asks.append(Ask(chain, len(entities) - 1, None, clause_text, probability, reading.others, families(chain), reading.excluded))
@@ -256,13 +257,13 @@ class Understander:
             not_found += reading.not_found
             if len(asking) > 1 and not (reading.asks or reading.composition or reading.topic_only or reading.missing
                                          or reading.unclear or reading.not_found):
-                # a question of several that yields nothing ("... and who composed its music?" after a superlative)
+                # a question of several that yields nothing ("... and who composed its music?" after a count)
                 unclear = unclear or f'what "{clause_text}" asks'
         if composition is not None:
             first, last = composed_asks
             # the message's other questions ("... and who directed it?") are answered beside the composition, not dropped
-            also = [Understanding(a.text or text, Kind.FACTUAL, a.chain, [entities[a.topic]], a.confidence, asks=[replace(a, topic=0)])
-                    if a.after is None else  # "... and who composed its music?" about the composition's answer: said, not guessed
+            also = [Understanding(a.text or text, Kind.FACTUAL, a.chain, [] if a.of_composition else [entities[a.topic]], a.confidence,
+                                  asks=[replace(a, topic=0)]) if a.after is None else  # (of the composition's answer: the agent's)
                     Understanding(a.text or text, Kind.FACTUAL, unclear=f'how to answer "{a.text}" about that answer')
                     for n, a in enumerate(asks) if not first <= n < last]
             if unclear:  # a clause beside the composition that was not understood is said, not dropped
@@ -340,9 +341,10 @@ class Understander:
 
         return families
 
-    def read_clause(self, clause: Clause, context: LinkedEntity | None, earlier_answer: bool, trace: dict | None = None) -> ClauseReading:
+    def read_clause(self, clause: Clause, context: LinkedEntity | None, earlier_answer: str | None, trace: dict | None = None) -> ClauseReading:
         """What one clause asks: a composition when one reads and accounts for the words, else the best relation chain
-        (or what could not be read)."""
+        (or what could not be read); `earlier_answer`: the group of what an earlier part of the message answers, which a
+        pronoun may stand for."""
         text, toks, a, b = clause.text, clause.tokens, clause.start, clause.end
         clause_spans = clause.inside()
         composed = self._composed(clause, trace)
@@ -399,20 +401,19 @@ class Understander:
         return found, tokens_used
 
     def _read_with(self, text: str, toks: list[Token], clause_spans: list[Span], a: int, b: int,
-                   context: LinkedEntity | None, earlier_answer: bool, explained: frozenset[int], trace: dict | None = None) -> ClauseReading:
+                   context: LinkedEntity | None, earlier_answer: str | None, explained: frozenset[int], trace: dict | None = None) -> ClauseReading:
         pronoun = next((k for k in range(a, b) if toks[k][0] in PRONOUNS
                         and not any(s.tok_start <= k < s.tok_end and self.names.name_like(toks, s) for s in clause_spans)), None)
         candidates = self.chains.candidates(text, toks, clause_spans, a, b)
         if pronoun is not None:
             referent = PRONOUNS[toks[pronoun][0]]
             group = context.group if referent == "thing" and context is not None else None
-            if referent != "thing" and earlier_answer:
-                group = Group.PERSON
+            if earlier_answer == Group.PERSON and referent != "thing" or earlier_answer == Group.FILM and referent == "thing" and not context:
+                group = earlier_answer  # "who directed Heat and what else did he direct?", "... is the longest and who scored it?"
             if group is not None or (referent == "thing" and context is not None):
                 candidates += self.chains.pronoun_candidates(text, toks, a, b, pronoun, group or Group.FILM, context if referent == "thing" else None)
         elif context is not None and not any(s.ids and self.names.name_like(toks, s) for s in clause_spans):
-            # "When did Encanto come out? And who was the director": the earlier clause's film (or the conversation's
-            # topic), left unsaid
+            # "When did Encanto come out? And who was the director": the earlier clause's film (or the conversation's topic)
             candidates += self.chains.pronoun_candidates(text, toks, a, b, None, context.group, context)
             pronoun = -1
         if explained:  # the words that said what to leave out are accounted for
