@@ -877,3 +877,9 @@ def test_an_alternative_that_names_nothing_leaves_a_yes_no_question(agent):
     for said in ("Did David Lynch direct Eraserhead, or was it someone else?", "did michael mann direct eraserhead or someone else"):
         reply = agent.answer(said)
         assert reply.answers == (["yes"] if "Lynch" in said else ["no"]) and "David Lynch" in reply.text, (said, reply.text)
+
+
+def test_a_heading_before_a_colon_asks_nothing_and_a_relation_before_one_still_asks(agent):
+    reply = agent.answer("Quiz time: who directed Heat, and what year was it released?")
+    assert reply.answers[0] == "Michael Mann" and len(reply.answers) == 2 and "1995" in reply.text and "not sure" not in reply.text, reply.text
+    assert agent.answer("Director: Heat?").answers == ["Michael Mann"]

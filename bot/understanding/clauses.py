@@ -15,7 +15,7 @@ from bot.understanding.cues import question_kind
 from bot.understanding.mentions import Span
 from bot.understanding.names import NameFinder
 from bot.understanding.reader import context_of
-from bot.understanding.vocabulary import EXCLUDING, FILM_WORDS, QUESTION_START, QUESTION_WORDS, word_set
+from bot.understanding.vocabulary import EXCLUDING, FILM_WORDS, HEADING_WORDS, QUESTION_START, QUESTION_WORDS, word_set
 
 # words around a name that does not ask anything yet ("The movie Inside, ...", "Apart from Miko Hughes, ...")
 TOPIC_WORDS = frozenset({"the", "a", "an", "about", "so", "ok", "okay", "now", "vs", "versus", "and", "or", "between"}
@@ -49,7 +49,7 @@ class ClauseSplitter:
                 inside.add(s.tok_end)  # "Who Is Cletis Tout?", "Star! released": the mark belongs to the title
             if any(label[:1] in "?!." and self._only_the_mark(before, label[0]) for label in labels):
                 inside.add(s.tok_start)  # "...All the Marbles"
-        cuts = [0]
+        cuts, headings = [0], set()
         for k in range(1, len(toks)):
             if k in inside:
                 continue
@@ -59,6 +59,9 @@ class ClauseSplitter:
                 continue  # a decimal or grouped number ("2.5 hours", "$1,000,000") ends no sentence
             if re.search(r"[.?!;\n]", between):
                 cuts.append(k)
+            elif ":" in between and self._heading(toks, spans, cuts[-1], k):
+                headings.add(cuts[-1])  # "Quiz time: who directed Jaws?", "For 10 points: ..." ask nothing themselves
+                cuts.append(k)
             elif word in ("and", "also", "plus") and k + 1 < len(toks) and toks[k + 1][0] in QUESTION_START:
                 cuts.append(k)
             elif "," in between and word in QUESTION_START and word not in ("is", "are", "was", "were", "has", "have", "had", "do", "does", "did"):
@@ -67,6 +70,8 @@ class ClauseSplitter:
         topic = None
         bounds = list(zip(cuts, cuts[1:] + [len(toks)]))
         for n, (a, b) in enumerate(bounds):
+            if a in headings:
+                continue
             while a < b and toks[a][0] in ("and", "also", "plus", "then"):
                 a += 1
             if a >= b:
@@ -79,6 +84,16 @@ class ClauseSplitter:
                 continue
             ranges.append((a, b))
         return ranges
+
+    def _heading(self, toks: list[Token], spans: list[Span], a: int, b: int) -> bool:
+        """Whether tokens a..b, before a colon, head the question rather than ask it ("Quiz time:", "Trivia:", "For 10
+        points:"): a few words, no name, no question word, and a heading's word or no word that names a relation
+        ("Director: Heat?" asks)."""
+        words = [toks[k].text for k in range(a, b)]
+        if len(words) > 4 or set(words) & QUESTION_WORDS or any(
+                s.tok_start < b and a < s.tok_end and s.fuzzy_score >= 90 and self.names.name_like(toks, s) for s in spans):
+            return False
+        return bool(set(words) & HEADING_WORDS) or not any(self.names.lexicon.is_cue(w) for w in words)
 
     @staticmethod
     def _only_the_mark(between: str, mark: str) -> bool:
