@@ -22,7 +22,7 @@ ANY_FILM_WORDS = WORDS["any_film"]
 
 
 def cued(view: ComposedClause) -> bool:
-    return view.yes_no or bool(confirmation_tag(view))
+    return view.yes_no or bool(confirmation_tag(view)) or bool(open_alternative(view))
 
 
 def confirmation_tag(view: ComposedClause) -> set[int]:
@@ -61,10 +61,10 @@ def read_check(ctx: Composer, view: ComposedClause) -> Composition | None:
     if len(films) != 1:
         return None
     film = films[0]
-    tag = (confirmation_tag(view) if not view.yes_no else set()) | open_alternative(view)
+    tag = confirmation_tag(view) if not view.yes_no else set()
     if tag and len(others) > 1:
         return None  # "Throne of Blood is Kurosawa's King Lear, right?": a statement about more than one value is no one check
-    reading = Composition(entities=[film.entity], used=set(film.tokens) | tag)
+    reading = Composition(entities=[film.entity], used=set(film.tokens) | tag | open_alternative(view))
     words = {toks[k][0] for k in range(a, b)}
     if others:
         value = others[0]
