@@ -31,13 +31,15 @@ def shared_path(*parts: str) -> Path:
     return path
 
 
-MINI_TTL = r'''
+# the prefixes of the Wikidata-shaped test graphs
+TTL_PREFIXES = r'''
 @prefix wd: <http://www.wikidata.org/entity/> .
 @prefix wdt: <http://www.wikidata.org/prop/direct/> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
 @prefix t: <http://test.invalid/> .
-
+'''
+MINI_TTL = TTL_PREFIXES + r'''
 t:gwh wdt:P31 wd:Q11424 ; rdfs:label "Good Will Hunting"@en ; wdt:P57 t:gvs ; wdt:P58 t:damon, t:affleck ;
   wdt:P161 t:damon, t:affleck, t:williams ; wdt:P577 "1997-12-05"^^xsd:date ; wdt:P136 t:drama ; wdt:P2142 "225933435"^^xsd:decimal .
 t:milk wdt:P31 wd:Q11424 ; rdfs:label "Milk"@en ; wdt:P57 t:gvs ; wdt:P161 t:penn ; wdt:P577 "2008-11-26"^^xsd:date ; wdt:P136 t:drama .

@@ -12,14 +12,9 @@ from bot.core.contracts import Comparison, LinkedEntity, Understanding
 from bot.core.kinds import Kind
 from bot.generation.composed import comparison_sentence
 
-from conftest import DATE, DIRECTOR
+from conftest import DATE, DIRECTOR, TTL_PREFIXES
 
-TTL = r'''
-@prefix wd: <http://www.wikidata.org/entity/> .
-@prefix wdt: <http://www.wikidata.org/prop/direct/> .
-@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
-@prefix t: <http://test.invalid/> .
+TTL = TTL_PREFIXES + r'''
 t:shrek wdt:P31 wd:Q11424 ; rdfs:label "Shrek"@en ; wdt:P577 "2001-05-18"^^xsd:date .
 t:monsters wdt:P31 wd:Q11424 ; rdfs:label "Monsters, Inc."@en ; wdt:P577 "2001"^^xsd:gYear .
 t:heat wdt:P31 wd:Q11424 ; rdfs:label "Heat"@en ; wdt:P577 "1995"^^xsd:gYear .

@@ -22,14 +22,9 @@ from bot.understanding.mentions import IndexMentions, template_vocabulary
 from bot.understanding.names import NameFinder
 from bot.understanding.vocabulary import GENERIC, STOP
 
-from conftest import CAST, DATE, DIRECTOR, GENRE, bundle_toml
+from conftest import CAST, DATE, DIRECTOR, GENRE, TTL_PREFIXES, bundle_toml
 
-TTL = r'''
-@prefix wd: <http://www.wikidata.org/entity/> .
-@prefix wdt: <http://www.wikidata.org/prop/direct/> .
-@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
-@prefix t: <http://test.invalid/> .
+TTL = TTL_PREFIXES + r'''
 t:heat wdt:P31 wd:Q11424 ; rdfs:label "Heat"@en ; wdt:P57 t:mann ; wdt:P161 t:pacino, t:deniro ; wdt:P577 "1995-12-15"^^xsd:date ;
   wdt:P2047 "170"^^xsd:decimal ; wdt:P136 t:crime .
 t:ronin wdt:P31 wd:Q11424 ; rdfs:label "Ronin"@en ; wdt:P57 t:frankenheimer ; wdt:P161 t:deniro ; wdt:P577 "1998-09-25"^^xsd:date ;
