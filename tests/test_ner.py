@@ -16,6 +16,7 @@ from bot.core.cache import read_manifest
 from bot.core.text import normalize, tokens
 from bot.kg.bundle import load_bundle
 from bot.kg.labels import LabelIndex
+from bot.understanding.constructions.clause import tokenise
 from bot.understanding.ner.matching import NerMentions, TaggedSpan
 from bot.understanding.ner.plan import TrainingPlan, training_plan
 from bot.understanding.ner.sentences import NerDataGenerator, made_up_title, typo
@@ -256,6 +257,16 @@ def test_label_index_is_the_fallback_when_no_ner_span_validates(ner_agent, ner_s
     assert answers == ["Gus Van Sant"]
     assert detail["spans_from"] == "index"
     assert detail["mentions"] == [{"text": "directed", "source": "ner", "expects": "film", "label": None, "score": 0.0}]
+
+
+def test_a_label_typed_exactly_outranks_a_mention_sources_wrong_guess_of_its_type(ner_agent, ner_settings):
+    """A tagger that reads a person's full name as a film leaves its validated span a weaker match; the label index's
+    exact span of the same words keeps the full score, so a surname alone ("Keith David" for "david") cannot beat it."""
+    agent = Agent(ner_agent.kg, ner_settings)
+    agent.understander.span_sources.append(NerMentions(FixedTagger(("gus van sant", "MISC")), ner_agent.kg.labels, 90.0))
+    text = "what films did gus van sant direct"
+    named = [s for s in agent.understander.candidate_spans(text, tokenise(text)) if s.norm == "gus van sant"]
+    assert named and all(s.fuzzy_score == 100 for s in named)
 
 
 def test_viterbi_matches_flairs_decoder():

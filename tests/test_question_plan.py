@@ -73,6 +73,7 @@ t:linklater wdt:P31 wd:Q5 ; rdfs:label "Richard Linklater"@en .
 t:aronofsky wdt:P31 wd:Q5 ; rdfs:label "Darren Aronofsky"@en .
 t:cameron wdt:P31 wd:Q5 ; rdfs:label "James Cameron"@en .
 t:fincher wdt:P31 wd:Q5 ; rdfs:label "David Fincher"@en .
+t:sally wdt:P31 wd:Q11424 ; rdfs:label "When Harry Met Sally..."@en ; wdt:P57 t:reiner . t:reiner wdt:P31 wd:Q5 ; rdfs:label "Rob Reiner"@en .
 t:jeunet wdt:P31 wd:Q5 ; rdfs:label "Jean-Pierre Jeunet"@en .
 t:eraser skos:altLabel "Eraser Head"@en . t:blue skos:altLabel "Velours bleu"@en .
 t:wise wdt:P31 wd:Q5 ; rdfs:label "Robert Wise"@en .
@@ -884,3 +885,8 @@ def test_a_heading_before_a_colon_asks_nothing_and_a_relation_before_one_still_a
     reply = agent.answer("Quiz time: who directed Heat, and what year was it released?")
     assert reply.answers[0] == "Michael Mann" and len(reply.answers) == 2 and "1995" in reply.text and "not sure" not in reply.text, reply.text
     assert agent.answer("Director: Heat?").answers == ["Michael Mann"]
+
+
+def test_a_title_that_opens_with_a_question_word_is_no_new_question(agent):
+    reply = agent.answer("the directors of Heat and When Harry Met Sally... pls")
+    assert sorted(reply.answers) == ["Michael Mann", "Rob Reiner"], reply.text

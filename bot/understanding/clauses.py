@@ -49,6 +49,8 @@ class ClauseSplitter:
                 inside.add(s.tok_end)  # "Who Is Cletis Tout?", "Star! released": the mark belongs to the title
             if any(label[:1] in "?!." and self._only_the_mark(before, label[0]) for label in labels):
                 inside.add(s.tok_start)  # "...All the Marbles"
+        # where a title opens with a question's word ("... and When Harry Met Sally...", "and What Women Want")
+        titled = {s.tok_start for s in spans if s.fuzzy_score >= 100 and s.length >= 2 and self.names.name_like(toks, s)}
         cuts, headings = [0], set()
         for k in range(1, len(toks)):
             if k in inside:
@@ -62,7 +64,7 @@ class ClauseSplitter:
             elif ":" in between and self._heading(toks, spans, cuts[-1], k):
                 headings.add(cuts[-1])  # "Quiz time: who directed Jaws?", "For 10 points: ..." ask nothing themselves
                 cuts.append(k)
-            elif word in ("and", "also", "plus") and k + 1 < len(toks) and toks[k + 1][0] in QUESTION_START:
+            elif word in ("and", "also", "plus") and k + 1 < len(toks) and toks[k + 1][0] in QUESTION_START and k + 1 not in titled:
                 cuts.append(k)
             elif "," in between and word in QUESTION_START and word not in ("is", "are", "was", "were", "has", "have", "had", "do", "does", "did"):
                 cuts.append(k)

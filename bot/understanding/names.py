@@ -53,8 +53,13 @@ class NameFinder:
         covered = {i for s in index + spans if not self.wording_only(toks, s) and (s.fuzzy_score >= 100 or self._class_variant(s))
                    for i in range(s.tok_start, s.tok_end)}
         index += self.mentions.fuzzy(toks, self.threshold, covered, text)
-        seen = {(s.tok_start, s.tok_end, s.norm) for s in spans}
-        spans += [s for s in index if (s.tok_start, s.tok_end, s.norm) not in seen]
+        seen = {(s.tok_start, s.tok_end, s.norm): n for n, s in enumerate(spans)}
+        for span in index:
+            key = (span.tok_start, span.tok_end, span.norm)
+            if key not in seen:
+                spans.append(span)
+            elif span.fuzzy_score > spans[seen[key]].fuzzy_score:
+                spans[seen[key]] = span  # a label typed exactly outranks a source's wrong guess of its type ("david hand" as a film)
         if trace is not None and self.span_sources:
             trace["mentions"] = [
                 {"text": text[s.start : s.end], "source": s.source, "expects": s.expects,
