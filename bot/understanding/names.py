@@ -58,8 +58,8 @@ class NameFinder:
             key = (span.tok_start, span.tok_end, span.norm)
             if key not in seen:
                 spans.append(span)
-            elif span.fuzzy_score > spans[seen[key]].fuzzy_score:
-                spans[seen[key]] = span  # a label typed exactly outranks a source's wrong guess of its type ("david hand" as a film)
+            elif span.source == "index" and span.fuzzy_score > spans[seen[key]].fuzzy_score:
+                spans[seen[key]] = span  # a whole label typed exactly outranks a source's wrong guess of its type ("david hand" as a film)
         if trace is not None and self.span_sources:
             trace["mentions"] = [
                 {"text": text[s.start : s.end], "source": s.source, "expects": s.expects,
