@@ -584,10 +584,12 @@ def test_a_follow_up_that_names_nothing_asks_about_the_film_just_discussed(chat)
     assert chat("and who composed the music?").answers == ["Elliot Goldenthal"]
 
 
-def test_the_first_one_after_a_list_is_the_first_of_the_films_just_listed(chat):
+def test_the_first_one_after_a_list_is_the_earliest_of_the_films_just_listed(chat):
     chat("which films did David Lynch direct?")
     reply = chat("when was the first one released?")
-    assert reply.answers == ["Eraserhead"], reply.text
+    assert len(reply.answers) == 1 and reply.text.startswith("Eraserhead") and "1977" in reply.text, reply.text
+    chat("which films did David Lynch direct?")
+    assert chat("who starred in the last one?").answers == ["Dennis Hopper"]  # Blue Velvet, the latest
 
 
 def test_a_decimal_point_in_a_number_ends_no_question(agent):
@@ -890,3 +892,8 @@ def test_a_heading_before_a_colon_asks_nothing_and_a_relation_before_one_still_a
 def test_a_title_that_opens_with_a_question_word_is_no_new_question(agent):
     reply = agent.answer("the directors of Heat and When Harry Met Sally... pls")
     assert sorted(reply.answers) == ["Michael Mann", "Rob Reiner"], reply.text
+
+
+def test_the_other_extreme_after_a_superlative_is_over_the_same_films(chat):
+    assert chat("what is David Lynch's longest film?").answers == ["Dune"]
+    assert chat("and the shortest one?").answers == ["Eraserhead"]

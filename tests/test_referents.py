@@ -122,6 +122,9 @@ def test_the_newer_one_is_the_later_of_the_two_films_just_listed(resolve):
     assert resolve("who directed the older film", referents=listed).text == "who directed Heat"
     three = Referents(listed=listed.listed + (LinkedEntity("Casino", "http://test.invalid/casino", "Casino", 100.0, "film", year=1995),))
     assert not resolve("how long is the newer one?", referents=three).replaced  # of three, "the newer" picks none
+    assert not resolve("who directed the first one?", referents=three).replaced  # Heat and Casino share 1995: no first
+    assert resolve("who directed the last one?", referents=three).text == "who directed Ronin?"
+    assert resolve("who directed the first one?", referents=listed).text == "who directed Heat?"
 
 
 def test_he_is_not_the_person_his_own_message_names_but_the_other_one_of_the_last_turns(resolve):

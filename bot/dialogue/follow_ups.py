@@ -27,7 +27,7 @@ from dataclasses import replace
 from bot.core.contracts import Ask, Constraint, Hop, LinkedEntity, Shared, Understanding
 from bot.core.kinds import Kind
 from bot.core.results import FilmsResult
-from bot.core.terms import Op
+from bot.core.terms import AggregateOp, Op
 from bot.core.text import YEAR, normalize, tokens
 from bot.dialogue.tracker import LOOK_BACK, Option, Tracker
 from bot.kg import queries
@@ -368,15 +368,18 @@ class FollowUps:
     @staticmethod
     def _cut_list_conditions(tracker: Tracker) -> list[Constraint]:
         """The conditions of the last answer when it listed only part of the films that meet them (the best known 25 of
-        80): "those" are all of them. Empty when the last answer listed every film it found, or was no such list."""
+        80), or picked one of them by a measure (the longest): "those" are all of them. Empty when the last answer listed
+        every film it found, or was no such list."""
         turns = tracker.turns()
         if not turns:
             return []
         plan, facts = turns[-1]
-        if not isinstance(facts.result, FilmsResult) or facts.result.total <= len(facts.answers):
-            return []
         if any(c.op.conversational for c in plan.constraints):
             return []  # a list that was itself drawn from earlier films: those films are what it listed
+        if plan.aggregate is not None and plan.aggregate.op in (AggregateOp.MAX, AggregateOp.MIN) and plan.constraints:
+            return list(plan.constraints)  # "and the shortest one?" after "Spielberg's longest film": all his films again
+        if not isinstance(facts.result, FilmsResult) or facts.result.total <= len(facts.answers):
+            return []
         return list(plan.constraints)
 
     def _named_films(self, plan: Understanding, tracker: Tracker) -> list[str]:

@@ -236,10 +236,13 @@ def _from_conversation(points_at: str, referents: Referents, toks: list[Token], 
         ids = [i for i in labels.lookup(normalize(film.label)) if labels.groups[i] == "film" and labels.years[i] == year] if film else []
         named = any(_is(labels, s, "film") for s in names)  # "Halloween, the 2018 one": the reader's description of that title
         entities = [LinkedEntity(film.label, labels.iris[ids[0]], film.label, 100.0, "film", year=year)] if len(ids) == 1 and not named else []
-    elif points_at in ("newer", "older"):  # "how long is the newer one?" after two films
+    elif points_at in ("newer", "older", "first", "last"):  # "how long is the newer one?" after two films, "the first one"
         dated = [f for f in referents.listed if f.year]
-        pick = max if points_at == "newer" else min
-        entities = [pick(dated, key=lambda f: f.year)] if len(dated) == 2 and dated[0].year != dated[1].year else []
+        pick = max if points_at in ("newer", "last") else min
+        chosen = pick(dated, key=lambda f: f.year) if dated else None
+        alone = chosen is not None and [f.year for f in dated].count(chosen.year) == 1  # no other film of that year
+        wanted = len(dated) == 2 if points_at in ("newer", "older") else len(dated) >= 2 and len(dated) == len(referents.listed)
+        entities = [chosen] if alone and wanted else []
     else:  # "both", unless the message names films, or names before it whom it means ("did Pacino and De Niro both ...")
         named = any(_is(labels, s, "film") or s.tok_end <= k for s in names)
         entities = list(referents.films) if len(referents.films) == 2 and not named else []
