@@ -131,3 +131,10 @@ def test_he_is_not_the_person_his_own_message_names_but_the_other_one_of_the_las
     # the last turn named Michael Mann and Al Pacino; a message that names Mann means Pacino by "he"
     resolved = resolve("which Michael Mann film did he not act in?", Referents(person=MANN, he=MANN, people=(MANN, PACINO)))
     assert resolved.text == "which Michael Mann film did Al Pacino not act in?"
+
+
+def test_another_place_in_a_list_is_not_guessed_and_not_the_conversations_topic(resolve):
+    listed = Referents(topic=HEAT, listed=(LinkedEntity("Heat", HEAT.iri, "Heat", 100.0, "film", year=1995),
+                                           LinkedEntity("Ronin", RONIN.iri, "Ronin", 100.0, "film", year=1998)))
+    resolved = resolve("who directed the second one?", referents=listed)
+    assert not resolved.replaced and resolved.unsaid is None

@@ -236,6 +236,8 @@ def _from_conversation(points_at: str, referents: Referents, toks: list[Token], 
         ids = [i for i in labels.lookup(normalize(film.label)) if labels.groups[i] == "film" and labels.years[i] == year] if film else []
         named = any(_is(labels, s, "film") for s in names)  # "Halloween, the 2018 one": the reader's description of that title
         entities = [LinkedEntity(film.label, labels.iris[ids[0]], film.label, 100.0, "film", year=year)] if len(ids) == 1 and not named else []
+    elif points_at == "nth":
+        entities = []
     elif points_at in ("newer", "older", "first", "last"):  # "how long is the newer one?" after two films, "the first one"
         dated = [f for f in referents.listed if f.year]
         pick = max if points_at in ("newer", "last") else min
