@@ -125,6 +125,7 @@ def test_the_newer_one_is_the_later_of_the_two_films_just_listed(resolve):
     assert not resolve("who directed the first one?", referents=three).replaced  # Heat and Casino share 1995: no first
     assert resolve("who directed the last one?", referents=three).text == "who directed Ronin?"
     assert resolve("who directed the first one?", referents=listed).text == "who directed Heat?"
+    assert not resolve("what was the first film by Michael Mann?", referents=listed).replaced  # his own first film
 
 
 def test_he_is_not_the_person_his_own_message_names_but_the_other_one_of_the_last_turns(resolve):

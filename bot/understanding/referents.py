@@ -243,7 +243,8 @@ def _from_conversation(points_at: str, referents: Referents, toks: list[Token], 
         pick = max if points_at in ("newer", "last") else min
         chosen = pick(dated, key=lambda f: f.year) if dated else None
         alone = chosen is not None and [f.year for f in dated].count(chosen.year) == 1  # no other film of that year
-        wanted = len(dated) == 2 if points_at in ("newer", "older") else len(dated) >= 2 and len(dated) == len(referents.listed)
+        # ("the first film by Nolan" names whose films it means: a superlative of its own, not one of the list)
+        wanted = len(dated) == 2 if points_at in ("newer", "older") else len(dated) >= 2 and len(dated) == len(referents.listed) and not names
         entities = [chosen] if alone and wanted else []
     else:  # "both", unless the message names films, or names before it whom it means ("did Pacino and De Niro both ...")
         named = any(_is(labels, s, "film") or s.tok_end <= k for s in names)
