@@ -9,15 +9,11 @@ from test_readers import MemoryGraph, composition_reader, written_bundle
 
 from bot.kg.labels import build_label_index
 
-from conftest import CAST, DIRECTOR, SCREENWRITER
+from conftest import CAST, DIRECTOR, SCREENWRITER, TTL_PREFIXES
 
 COMPOSER = {"property": "wdt:P86", "value_class": "person"}
 PHOTOGRAPHY = {"property": "wdt:P344", "value_class": "person"}
-TTL = r'''
-@prefix wd: <http://www.wikidata.org/entity/> .
-@prefix wdt: <http://www.wikidata.org/prop/direct/> .
-@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-@prefix t: <http://test.invalid/> .
+TTL = TTL_PREFIXES + r'''
 t:harbour wdt:P31 wd:Q11424 ; rdfs:label "Grey Harbour"@en ; wdt:P57 t:okafor ; wdt:P86 t:lindqvist ; wdt:P344 t:moreau ;
   wdt:P161 t:adeyemi, t:halloran .
 t:lantern wdt:P31 wd:Q11424 ; rdfs:label "The Paper Lantern"@en ; wdt:P57 t:okafor ; wdt:P86 t:lindqvist ; wdt:P344 t:moreau ;
@@ -108,11 +104,7 @@ def test_two_names_written_as_one_compare_nobody(read):
     assert composition is None or composition.collaboration is None
 
 
-FAMILY_TTL = r'''
-@prefix wd: <http://www.wikidata.org/entity/> .
-@prefix wdt: <http://www.wikidata.org/prop/direct/> .
-@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-@prefix t: <http://test.invalid/> .
+FAMILY_TTL = TTL_PREFIXES + r'''
 t:f1 wdt:P31 wd:Q11424 ; rdfs:label "North Window"@en ; wdt:P57 t:ana, t:luis ; wdt:P161 t:maria .
 t:f2 wdt:P31 wd:Q11424 ; rdfs:label "South Door"@en ; wdt:P57 t:ana ; wdt:P58 t:luis ; wdt:P161 t:jorge .
 t:f3 wdt:P31 wd:Q11424 ; rdfs:label "East Stair"@en ; wdt:P57 t:maria ; wdt:P161 t:jorge .
